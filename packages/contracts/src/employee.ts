@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { BusinessId, Cursors, Version } from './common.js';
+import { Costs, HomeBaseRef, NamedAddress, ReadOnly, StringList } from './shapes.js';
+
+const nullableName = Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()]));
+
+const employeeFields = {
+  name: Type.Optional(
+    Type.Object({ first_name: nullableName, last_name: nullableName }, { additionalProperties: false }),
+  ),
+  /** Skills that matter with a vehicle: they decide which transport resources the employee may drive. */
+  driver_skills: Type.Optional(StringList),
+  /** Skills of the person whatever the vehicle. */
+  skills: Type.Optional(StringList),
+  /** Exactly one of start_location and home_base (a domain rule). */
+  start_location: Type.Optional(NamedAddress),
+  home_base: Type.Optional(HomeBaseRef),
+  /** The employee's fixed vehicle, preferred in matching. */
+  linked_transport_resource: Type.Optional(BusinessId),
+  labels: Type.Optional(StringList),
+  costs: Type.Optional(Costs),
+  route_settings: Type.Optional(
+    Type.Object(
+      {
+        driving_speed_factor: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2 })),
+        max_stops_per_shift: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+};
+
+/** Body of `PUT /employee/{employee_id}`. */
+export const EmployeeBody = Type.Object(
+  { ...employeeFields, business_id: Type.Optional(ReadOnly), version: Type.Optional(ReadOnly) },
+  { additionalProperties: false },
+);
+
+/** What is stored and published: the body without its read-only fields. */
+export const EmployeeFields = Type.Object(employeeFields, { additionalProperties: false });
+export type EmployeeFields = Static<typeof EmployeeFields>;
+
+export const Employee = Type.Object({ business_id: BusinessId, ...employeeFields, version: Version });
+export type Employee = Static<typeof Employee>;
+
+export const EmployeePage = Type.Object({ employees: Type.Array(Employee), cursors: Cursors });
+export type EmployeePage = Static<typeof EmployeePage>;
+
+export const EmployeeParams = Type.Object({ employee_id: BusinessId }, { additionalProperties: false });
+export type EmployeeParams = Static<typeof EmployeeParams>;

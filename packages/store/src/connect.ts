@@ -1,0 +1,47 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MongoClient, type Db } from 'mongodb';
+import type { Logger } from 'pino';
+import { DatabaseUnavailableError } from './errors.js';
+
+export interface ConnectMongoOptions {
+  url: string;
+  dbName: string;
+  logger: Logger;
+  appName?: string;
+  /** Attempts before giving up; a pod that starts before its database waits for it. */
+  attempts?: number;
+  retryDelayMs?: number;
+}
+
+export interface MongoConnection {
+  client: MongoClient;
+  db: Db;
+}
+
+export async function connectMongo(options: ConnectMongoOptions): Promise<MongoConnection> {
+  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000 } = options;
+  for (let attempt = 1; ; attempt += 1) {
+    const client = new MongoClient(url, { appName, serverSelectionTimeoutMS: 5000 });
+    try {
+      await client.connect();
+      const db = client.db(dbName);
+      await db.command({ ping: 1 });
+      logger.info({ dbName, attempt }, 'mongodb connected');
+      return { client, db };
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      if (attempt >= attempts) {
+        throw new DatabaseUnavailableError(`MongoDB at ${redactUrl(url)} is unreachable after ${attempt} attempts`, {
+          cause: error,
+        });
+      }
+      logger.warn({ err: error, attempt, attempts }, 'mongodb not reachable yet, retrying');
+      await sleep(retryDelayMs);
+    }
+  }
+}
+
+/** Connection strings may carry credentials; logs and errors get the host part only. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

@@ -1,0 +1,4 @@
+export * from './connect.js';
+export * from './errors.js';
+export * from './indexes.js';
+export * from './versioned-collection.js';

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestMongo } from '@rm/testkit';
+import {
+  ConcurrentWriteError,
+  PreconditionFailedError,
+  ResourceNotFoundError,
+  createVersionedCollection,
+  type VersionedCollection,
+  type VersionedDocument,
+} from '../src/index.js';
+
+interface Widget {
+  colour: string;
+  tags?: string[];
+}
+
+let mongo: Awaited<ReturnType<typeof connectTestMongo>>;
+let widgets: VersionedCollection<Widget>;
+let writes = 0;
+
+beforeAll(async () => {
+  mongo = await connectTestMongo('store');
+  widgets = createVersionedCollection<Widget>(mongo.db, {
+    name: 'widgets',
+    service: 'things',
+    entity: 'widget',
+    eventData: (resource) => ({ business_id: resource.key, ...resource.body, version: resource.version }),
+    deletedEventData: (_tenant, key) => ({ business_id: key }),
+    onWrite: () => {
+      writes += 1;
+    },
+  });
+  await widgets.declareIndexes();
+});
+
+afterAll(async () => {
+  await mongo?.close();
+});
+
+const rawDocument = (tenant: string, key: string) =>
+  widgets.collection.findOne({ _id: `${tenant}/${key}` }) as Promise<VersionedDocument<Widget> | null>;
+
+describe('put', () => {
+  it('creates at version 1 with a created event in the same document', async () => {
+    const before = writes;
+    const { resource, created } = await widgets.put('t1', 'w-1', { colour: 'red' });
+    expect(created).toBe(true);
+    expect(resource).toMatchObject({ tenant: 't1', key: 'w-1', version: 1, body: { colour: 'red' } });
+    expect(writes).toBe(before + 1);
+
+    const stored = await rawDocument('t1', 'w-1');
+    expect(stored?.outbox).toHaveLength(1);
+    expect(stored?.outbox?.[0]).toMatchObject({
+      type: 'widget.created',
+      subject: 'rm.things.widget.created',
+      tenant: 't1',
+      entity_id: 'w-1',
+      version: 1,
+      data: { business_id: 'w-1', colour: 'red', version: 1 },
+    });
+    expect(stored?.outbox?.[0]?.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('replaces the body, bumps the version by one and queues an updated event after the first', async () => {
+    await widgets.put('t1', 'w-2', { colour: 'red' });
+    const { resource, created } = await widgets.put('t1', 'w-2', { colour: 'blue', tags: ['a'] });
+    expect(created).toBe(false);
+    expect(resource.version).toBe(2);
+    const stored = await rawDocument('t1', 'w-2');
+    expect(stored?.body).toEqual({ colour: 'blue', tags: ['a'] });
+    expect(stored?.outbox?.map((event) => [event.type, event.version])).toEqual([
+      ['widget.created', 1],
+      ['widget.updated', 2],
+    ]);
+  });
+
+  it('writes nothing when the body is unchanged, whatever the key order', async () => {
+    await widgets.put('t1', 'w-3', { colour: 'red', tags: ['x'] });
+    const before = writes;
+    const { resource } = await widgets.put('t1', 'w-3', { tags: ['x'], colour: 'red' });
+    expect(resource.version).toBe(1);
+    expect(writes).toBe(before);
+    expect((await rawDocument('t1', 'w-3'))?.outbox).toHaveLength(1);
+  });
+
+  it('honours If-Match: the current version and * pass, a stale one or a missing resource gives 412', async () => {
+    await widgets.put('t1', 'w-4', { colour: 'red' });
+    await expect(widgets.put('t1', 'w-4', { colour: 'blue' }, { ifMatch: { version: 1 } })).resolves.toMatchObject({
+      resource: { version: 2 },
+    });
+    await expect(widgets.put('t1', 'w-4', { colour: 'green' }, { ifMatch: { any: true } })).resolves.toMatchObject({
+      resource: { version: 3 },
+    });
+    const stale = widgets.put('t1', 'w-4', { colour: 'grey' }, { ifMatch: { version: 2 } });
+    await expect(stale).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(stale).rejects.toMatchObject({ statusCode: 412 });
+    await expect(widgets.put('t1', 'w-missing', { colour: 'red' }, { ifMatch: { any: true } })).rejects.toBeInstanceOf(
+      PreconditionFailedError,
+    );
+    expect(await widgets.get('t1', 'w-missing')).toBeNull();
+    expect((await widgets.get('t1', 'w-4'))?.body.colour).toBe('green');
+  });
+
+  it('keeps tenants apart: the same key in two tenants is two resources', async () => {
+    await widgets.put('t-a', 'shared', { colour: 'red' });
+    await widgets.put('t-b', 'shared', { colour: 'blue' });
+    expect((await widgets.get('t-a', 'shared'))?.body.colour).toBe('red');
+    expect((await widgets.get('t-b', 'shared'))?.body.colour).toBe('blue');
+    await widgets.remove('t-a', 'shared');
+    expect(await widgets.get('t-a', 'shared')).toBeNull();
+    expect((await widgets.get('t-b', 'shared'))?.version).toBe(1);
+  });
+
+  it('serialises concurrent writers: every write gets its own version and event', async () => {
+    await widgets.put('t1', 'w-race', { colour: 'c0' });
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, index) => widgets.put('t1', 'w-race', { colour: `c${index + 1}` })),
+    );
+    const versions = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.resource.version] : []));
+    for (const result of results) {
+      if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(ConcurrentWriteError);
+    }
+    expect(new Set(versions).size).toBe(versions.length);
+    const stored = await rawDocument('t1', 'w-race');
+    expect(stored?.version).toBe(1 + versions.length);
+    expect(stored?.outbox?.map((event) => event.version)).toEqual(
+      Array.from({ length: stored?.version ?? 0 }, (_, index) => index + 1),
+    );
+  });
+});
+
+describe('remove', () => {
+  it('leaves a tombstone with a deleted event, and a later create continues the versions', async () => {
+    await widgets.put('t1', 'w-5', { colour: 'red' });
+    const removed = await widgets.remove('t1', 'w-5');
+    expect(removed).toMatchObject({ version: 1, body: { colour: 'red' } });
+    expect(await widgets.get('t1', 'w-5')).toBeNull();
+
+    const tombstone = await rawDocument('t1', 'w-5');
+    expect(tombstone).toMatchObject({ version: 2, deleted: true });
+    expect(tombstone?.body).toBeUndefined();
+    expect(tombstone?.outbox?.at(-1)).toMatchObject({
+      type: 'widget.deleted',
+      subject: 'rm.things.widget.deleted',
+      version: 2,
+      data: { business_id: 'w-5' },
+    });
+
+    const again = await widgets.put('t1', 'w-5', { colour: 'blue' });
+    expect(again).toMatchObject({ created: true, resource: { version: 3 } });
+    expect((await rawDocument('t1', 'w-5'))?.outbox?.at(-1)).toMatchObject({ type: 'widget.created', version: 3 });
+  });
+
+  it('answers 404 for a missing resource and 412 for a stale If-Match', async () => {
+    await expect(widgets.remove('t1', 'nothing')).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await expect(widgets.remove('t1', 'nothing')).rejects.toMatchObject({ statusCode: 404 });
+    await widgets.put('t1', 'w-6', { colour: 'red' });
+    await expect(widgets.remove('t1', 'w-6', { ifMatch: { version: 7 } })).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(widgets.remove('t1', 'w-6', { ifMatch: { version: 1 } })).resolves.toMatchObject({ version: 1 });
+    await expect(widgets.remove('t1', 'w-6', { ifMatch: { any: true } })).rejects.toBeInstanceOf(PreconditionFailedError);
+  });
+});
+
+describe('list', () => {
+  const tenant = 'paging';
+  const keys = ['k01', 'k02', 'k03', 'k04', 'k05', 'k06', 'k07'];
+
+  beforeAll(async () => {
+    for (const key of [...keys].reverse()) await widgets.put(tenant, key, { colour: key });
+    await widgets.put(tenant, 'k00-deleted', { colour: 'gone' });
+    await widgets.remove(tenant, 'k00-deleted');
+  });
+
+  it('pages forwards in key order, skipping tombstones', async () => {
+    const first = await widgets.list(tenant, { limit: 3 });
+    expect(first.items.map((item) => item.key)).toEqual(['k01', 'k02', 'k03']);
+    expect(first).toMatchObject({ hasMoreBefore: false, hasMoreAfter: true });
+
+    const second = await widgets.list(tenant, { after: 'k03', limit: 3 });
+    expect(second.items.map((item) => item.key)).toEqual(['k04', 'k05', 'k06']);
+    expect(second).toMatchObject({ hasMoreBefore: true, hasMoreAfter: true });
+
+    const last = await widgets.list(tenant, { after: 'k06', limit: 3 });
+    expect(last.items.map((item) => item.key)).toEqual(['k07']);
+    expect(last).toMatchObject({ hasMoreBefore: true, hasMoreAfter: false });
+  });
+
+  it('pages backwards and repeats a page from an inclusive key', async () => {
+    const previous = await widgets.list(tenant, { before: 'k04', limit: 2 });
+    expect(previous.items.map((item) => item.key)).toEqual(['k02', 'k03']);
+    expect(previous).toMatchObject({ hasMoreBefore: true, hasMoreAfter: true });
+
+    const same = await widgets.list(tenant, { from: 'k04', limit: 2 });
+    expect(same.items.map((item) => item.key)).toEqual(['k04', 'k05']);
+  });
+
+  it('stays stable when keys are inserted before the cursor meanwhile', async () => {
+    const first = await widgets.list(tenant, { limit: 2 });
+    await widgets.put(tenant, 'k015', { colour: 'late' });
+    const second = await widgets.list(tenant, { after: first.items.at(-1)?.key, limit: 2 });
+    expect(second.items.map((item) => item.key)).toEqual(['k03', 'k04']);
+    await widgets.remove(tenant, 'k015');
+  });
+
+  it('sees nothing of another tenant', async () => {
+    const other = await widgets.list('paging-other', { limit: 10 });
+    expect(other).toEqual({ items: [], hasMoreBefore: false, hasMoreAfter: false });
+  });
+});
