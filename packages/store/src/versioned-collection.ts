@@ -9,6 +9,7 @@ import {
   isDuplicateKeyError,
 } from './errors.js';
 import { declareIndexes } from './indexes.js';
+import type { DocumentLocks } from './document-locks.js';
 
 /**
  * One stored resource. `body` holds the caller's fields apart from ours so that no caller field can
@@ -66,6 +67,8 @@ export interface VersionedCollectionOptions<Body> {
   eventData(resource: Resource<Body>): Record<string, unknown>;
   /** The event `data` of a delete: the key. */
   deletedEventData(tenant: string, key: string): Record<string, unknown>;
+  /** Shared with the outbox store of the same database (see DocumentLocks). */
+  locks: DocumentLocks;
   /** Called after every committed write, so the outbox relay can publish at once. */
   onWrite?: () => void;
 }
@@ -97,7 +100,7 @@ export function createVersionedCollection<Body>(
   db: Db,
   options: VersionedCollectionOptions<Body>,
 ): VersionedCollection<Body> {
-  const { name, service, entity, eventData, deletedEventData, onWrite = () => undefined } = options;
+  const { name, service, entity, eventData, deletedEventData, locks, onWrite = () => undefined } = options;
   const collection = db.collection<VersionedDocument<Body>>(name);
 
   function outboxEntry(tenant: string, key: string, version: number, action: EventAction, at: Date, data: Record<string, unknown>): OutboxEntry {
@@ -121,8 +124,13 @@ export function createVersionedCollection<Body>(
     }
   }
 
-  async function put(tenant: string, key: string, body: Body, { ifMatch }: { ifMatch?: IfMatch } = {}) {
+  function put(tenant: string, key: string, body: Body, options: { ifMatch?: IfMatch } = {}) {
     const _id = documentId(tenant, key);
+    return locks.exclusive(_id, () => putOnce(_id, tenant, key, body, options.ifMatch));
+  }
+
+  /** Across processes the version filter of the update decides which writer wins (MongoDB). */
+  async function putOnce(_id: string, tenant: string, key: string, body: Body, ifMatch: IfMatch | undefined) {
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
       const current = await collection.findOne({ _id } as Filter<VersionedDocument<Body>>);
       checkIfMatch(key, current, ifMatch);
@@ -166,8 +174,12 @@ export function createVersionedCollection<Body>(
     throw new ConcurrentWriteError(entity, key);
   }
 
-  async function remove(tenant: string, key: string, { ifMatch }: { ifMatch?: IfMatch } = {}) {
+  function remove(tenant: string, key: string, options: { ifMatch?: IfMatch } = {}) {
     const _id = documentId(tenant, key);
+    return locks.exclusive(_id, () => removeOnce(_id, tenant, key, options.ifMatch));
+  }
+
+  async function removeOnce(_id: string, tenant: string, key: string, ifMatch: IfMatch | undefined) {
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
       const current = await collection.findOne({ _id } as Filter<VersionedDocument<Body>>);
       checkIfMatch(key, current, ifMatch);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTestMongo } from '@rm/testkit';
+import { connectTestMongo, testServers } from '@rm/testkit';
+import { MongoClient } from 'mongodb';
 import {
   ConcurrentWriteError,
+  createDocumentLocks,
   PreconditionFailedError,
   ResourceNotFoundError,
   createVersionedCollection,
@@ -26,6 +28,7 @@ beforeAll(async () => {
     entity: 'widget',
     eventData: (resource) => ({ business_id: resource.key, ...resource.body, version: resource.version }),
     deletedEventData: (_tenant, key) => ({ business_id: key }),
+    locks: createDocumentLocks(),
     onWrite: () => {
       writes += 1;
     },
@@ -111,7 +114,7 @@ describe('put', () => {
     expect((await widgets.get('t-b', 'shared'))?.version).toBe(1);
   });
 
-  it('serialises concurrent writers: every write gets its own version and event', async () => {
+  it('serialises concurrent writers of one process: every write gets its own version and event', async () => {
     await widgets.put('t1', 'w-race', { colour: 'c0' });
     const results = await Promise.allSettled(
       Array.from({ length: 6 }, (_, index) => widgets.put('t1', 'w-race', { colour: `c${index + 1}` })),
@@ -126,6 +129,41 @@ describe('put', () => {
     expect(stored?.outbox?.map((event) => event.version)).toEqual(
       Array.from({ length: stored?.version ?? 0 }, (_, index) => index + 1),
     );
+  });
+});
+
+/** FerretDB v1 reports every racing conditional update as done (verified here), MongoDB makes one win. */
+async function hasAtomicConditionalUpdates(): Promise<boolean> {
+  const info = await mongo.db.admin().command({ buildInfo: 1 });
+  return info.ferretdbVersion === undefined;
+}
+
+describe('put across processes', () => {
+  it('lets exactly one of two processes win a race for the same version', async (context) => {
+    if (!(await hasAtomicConditionalUpdates())) {
+      context.skip('FerretDB v1 has no atomic conditional update; production runs on MongoDB, which has');
+    }
+    const other = await MongoClient.connect(testServers().mongoUrl);
+    try {
+      const options = {
+        name: 'widgets', service: 'things', entity: 'widget',
+        eventData: () => ({}), deletedEventData: () => ({}), locks: createDocumentLocks(),
+      };
+      const here = widgets;
+      const there = createVersionedCollection<Widget>(other.db(mongo.db.databaseName), options);
+      await here.put('t1', 'w-xrace', { colour: 'c0' });
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, index) => (index % 2 ? here : there).put('t1', 'w-xrace', { colour: `c${index + 1}` })),
+      );
+      const versions = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.resource.version] : []));
+      expect(new Set(versions).size).toBe(versions.length);
+      const stored = await rawDocument('t1', 'w-xrace');
+      expect(stored?.outbox?.map((event) => event.version)).toEqual(
+        Array.from({ length: stored?.version ?? 0 }, (_, index) => index + 1),
+      );
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -1,0 +1,42 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { createDocumentLocks } from '../src/document-locks.js';
+
+describe('createDocumentLocks', () => {
+  it('runs tasks of one key one after another, in call order', async () => {
+    const { exclusive } = createDocumentLocks();
+    const trace: string[] = [];
+    const task = (name: string, ms: number) =>
+      exclusive('k', async () => {
+        trace.push(`${name}:start`);
+        await sleep(ms);
+        trace.push(`${name}:end`);
+        return name;
+      });
+    await expect(Promise.all([task('a', 20), task('b', 1), task('c', 5)])).resolves.toEqual(['a', 'b', 'c']);
+    expect(trace).toEqual(['a:start', 'a:end', 'b:start', 'b:end', 'c:start', 'c:end']);
+  });
+
+  it('runs tasks of different keys side by side', async () => {
+    const { exclusive } = createDocumentLocks();
+    const trace: string[] = [];
+    const task = (key: string, ms: number) =>
+      exclusive(key, async () => {
+        trace.push(`${key}:start`);
+        await sleep(ms);
+        trace.push(`${key}:end`);
+      });
+    await Promise.all([task('x', 20), task('y', 1)]);
+    expect(trace).toEqual(['x:start', 'y:start', 'y:end', 'x:end']);
+  });
+
+  it('goes on with the next task after one fails, and passes the failure to its caller', async () => {
+    const { exclusive } = createDocumentLocks();
+    const failing = exclusive('k', async () => {
+      throw new Error('boom');
+    });
+    const next = exclusive('k', async () => 'next');
+    await expect(failing).rejects.toThrow('boom');
+    await expect(next).resolves.toBe('next');
+  });
+});
