@@ -1,0 +1,33 @@
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+/** Everything the testkit reads from the environment, read in one place. */
+export interface TestkitConfig {
+  /** MONGO_URL: a running MongoDB-compatible server to use instead of starting one. */
+  mongoUrl: string | undefined;
+  /** NATS_URL: a running nats-server with JetStream to use instead of starting one. */
+  natsUrl: string | undefined;
+  /** Where scripts/ensure-servers.sh installs ferretdb and nats-server. */
+  serversBinDir: string;
+  /** The directories of PATH, in order. */
+  pathDirs: string[];
+}
+
+/** The per-user cache that scripts/ensure-servers.sh fills, shared by every clone of the repository. */
+export function defaultServersDir(homeDir: string = homedir()): string {
+  return join(homeDir, '.cache', 'resource-management', 'servers');
+}
+
+export function loadTestkitConfig(env: NodeJS.ProcessEnv = process.env): TestkitConfig {
+  const serversDir = nonEmpty(env.RM_SERVERS_DIR) ?? defaultServersDir();
+  return {
+    mongoUrl: nonEmpty(env.MONGO_URL),
+    natsUrl: nonEmpty(env.NATS_URL),
+    serversBinDir: join(serversDir, 'bin'),
+    pathDirs: (env.PATH ?? '').split(delimiter).filter((dir) => dir !== ''),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

@@ -1,0 +1,11 @@
+export { defaultServersDir, loadTestkitConfig, type TestkitConfig } from './config.js';
+export { describeServers } from './describe-servers.js';
+export { NoServerAvailableError, ServerStartError, TestServersMissingError } from './errors.js';
+export { startMongoServer } from './mongo-server.js';
+export { startNatsServer, type NatsServerOptions } from './nats-server.js';
+export type { NatsServerHandle, ServerHandle } from './server-handle.js';
+export { createTestIssuer, JWKS_PATH, type MintOptions, type TestIssuer } from './test-issuer.js';
+export { connectTestMongo, type TestMongo } from './test-mongo.js';
+export { connectTestNats, type TestNats } from './test-nats.js';
+export { testServers, type TestServerUrls } from './test-servers.js';
+export { uniqueName } from './unique-name.js';
