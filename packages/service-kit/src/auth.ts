@@ -1,0 +1,132 @@
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceUnavailable, Unauthorized } from './errors.js';
+
+/** Who is calling: every query is scoped by `tenant` (DESIGN §4). */
+export interface AuthContext {
+  tenant: string;
+  clientId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the authenticate hook on every route under the service's base path. */
+    auth: AuthContext;
+  }
+}
+
+export type TokenVerifier = (token: string) => Promise<AuthContext>;
+
+export interface TokenVerifierOptions {
+  /** The issuer's key set URL; fetched when a `kid` is unknown, cached in between. */
+  jwksUrl?: string;
+  /** A fixed key set instead of `jwksUrl`. */
+  jwks?: JSONWebKeySet;
+  issuer: string;
+  audience: string;
+  /** Pinned: a token signed with anything else is refused. */
+  algorithms?: string[];
+  /** Allowed clock skew between the issuer and us. */
+  clockToleranceSeconds?: number;
+}
+
+/** The token was presented but is not acceptable; `description` is safe for `WWW-Authenticate`. */
+export class InvalidTokenError extends Error {
+  readonly code = 'RM_INVALID_TOKEN';
+  readonly statusCode = 401;
+  readonly description: string;
+  constructor(description: string, options?: ErrorOptions) {
+    super(description, options);
+    this.name = 'InvalidTokenError';
+    this.description = description;
+  }
+}
+
+const CLAIM_DESCRIPTIONS: Record<string, string> = {
+  iss: 'unexpected issuer',
+  aud: 'unexpected audience',
+  nbf: 'the token is not yet valid',
+};
+
+/**
+ * Verifies bearer tokens against the issuer's keys with issuer, audience, expiry and algorithm
+ * checked. Create it once per process: the remote key set caches keys between requests.
+ */
+export function createTokenVerifier({
+  jwksUrl,
+  jwks,
+  issuer,
+  audience,
+  algorithms = ['ES256', 'RS256'],
+  clockToleranceSeconds = 5,
+}: TokenVerifierOptions): TokenVerifier {
+  const keys = keySet(jwksUrl, jwks);
+
+  return async function verifyToken(token) {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer,
+        audience,
+        algorithms,
+        clockTolerance: clockToleranceSeconds,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (error) {
+      throw verificationFailure(error);
+    }
+    const { tenant, sub } = payload;
+    if (typeof tenant !== 'string' || tenant === '') throw new InvalidTokenError('the token has no tenant claim');
+    if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError('the token has no sub claim');
+    return { tenant, clientId: sub };
+  };
+}
+
+function keySet(jwksUrl: string | undefined, jwks: JSONWebKeySet | undefined): JWTVerifyGetKey {
+  if (jwks !== undefined) return createLocalJWKSet(jwks);
+  if (jwksUrl !== undefined) return createRemoteJWKSet(new URL(jwksUrl));
+  throw new TypeError('createTokenVerifier needs jwksUrl or jwks');
+}
+
+/** Token faults become InvalidTokenError; an unreachable key set is our fault, not the caller's. */
+function verificationFailure(error: unknown): Error {
+  if (error instanceof errors.JWTExpired) return new InvalidTokenError('the token has expired', { cause: error });
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    const description =
+      error.reason === 'missing' ? `the token has no ${error.claim} claim` : CLAIM_DESCRIPTIONS[error.claim] ?? `invalid ${error.claim} claim`;
+    return new InvalidTokenError(description, { cause: error });
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return new InvalidTokenError('signing algorithm not allowed', { cause: error });
+  if (error instanceof errors.JWKSNoMatchingKey) return new InvalidTokenError('unknown signing key', { cause: error });
+  if (error instanceof errors.JWKSMultipleMatchingKeys) return new InvalidTokenError('ambiguous signing key', { cause: error });
+  if (error instanceof errors.JWSSignatureVerificationFailed) return new InvalidTokenError('invalid signature', { cause: error });
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) {
+    return new InvalidTokenError('malformed token', { cause: error });
+  }
+  return new ServiceUnavailable('The signing keys of the token issuer cannot be read right now.', { cause: error });
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+export interface AuthenticateOptions {
+  realm?: string;
+}
+
+/**
+ * onRequest hook: answers 401 without a token (no `error`, as RFC 6750 asks) or with a bad one
+ * (`error="invalid_token"`), else sets `request.auth`.
+ */
+export function createAuthenticateHook(verifyToken: TokenVerifier, { realm = 'resource-management' }: AuthenticateOptions = {}) {
+  const challenge = `Bearer realm="${realm}"`;
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    if (token === undefined) throw new Unauthorized(challenge);
+    try {
+      request.auth = await verifyToken(token);
+    } catch (error) {
+      if (!(error instanceof InvalidTokenError)) throw error;
+      request.log.info({ reason: error.description }, 'token refused');
+      throw new Unauthorized(`${challenge}, error="invalid_token", error_description="${error.description}"`, error.description);
+    }
+  };
+}

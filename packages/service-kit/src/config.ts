@@ -1,0 +1,134 @@
+/** How one environment variable is read. `required` without a default stops the start when unset. */
+export type VariableSpec =
+  | { type: 'string'; required?: boolean; default?: string; pattern?: RegExp; hint?: string }
+  | { type: 'secret'; required?: boolean; default?: string; minLength?: number }
+  | { type: 'url'; required?: boolean; default?: string; protocols: readonly string[] }
+  | { type: 'int'; required?: boolean; default?: number; min?: number; max?: number }
+  | { type: 'port'; required?: boolean; default?: number }
+  | { type: 'enum'; required?: boolean; default?: string; values: readonly string[] }
+  | { type: 'duration-ms'; required?: boolean; default?: number; min?: number; max?: number };
+
+/** Variables by their environment name. */
+export type ConfigSpec = Record<string, VariableSpec>;
+
+type ValueOf<V> = V extends { type: 'enum'; values: readonly (infer E)[] }
+  ? E
+  : V extends { type: 'int' | 'port' | 'duration-ms' }
+    ? number
+    : string;
+type AlwaysSet<V> = V extends { required: true } ? true : V extends { default: unknown } ? true : false;
+
+/** The typed result: variables that are required or have a default are never undefined. */
+export type Config<S extends ConfigSpec> = {
+  readonly [K in keyof S]: AlwaysSet<S[K]> extends true ? ValueOf<S[K]> : ValueOf<S[K]> | undefined;
+};
+
+/** Every missing or bad variable, each with its rule. */
+export class ConfigError extends Error {
+  readonly code = 'RM_CONFIG_INVALID';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n- ${problems.join('\n- ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Parsed = { value: string | number } | { problem: string };
+
+/**
+ * Reads, checks and freezes the configuration in one go; throws a ConfigError naming every bad
+ * variable, not only the first. An empty variable counts as unset.
+ */
+export function readConfig<const S extends ConfigSpec>(spec: S, env: Record<string, string | undefined> = process.env): Config<S> {
+  const values: Record<string, string | number | undefined> = {};
+  const problems: string[] = [];
+  for (const [name, variable] of Object.entries(spec)) {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') {
+      if (variable.default !== undefined) values[name] = variable.default;
+      else if (variable.required === true) problems.push(`${name} is required`);
+      continue;
+    }
+    const parsed = parseVariable(name, variable, raw.trim());
+    if ('problem' in parsed) problems.push(parsed.problem);
+    else values[name] = parsed.value;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(values) as Config<S>;
+}
+
+function parseVariable(name: string, variable: VariableSpec, raw: string): Parsed {
+  switch (variable.type) {
+    case 'string':
+      return variable.pattern === undefined || variable.pattern.test(raw)
+        ? { value: raw }
+        : { problem: `${name} must be ${variable.hint ?? `matching ${variable.pattern}`}, got '${raw}'` };
+    case 'secret': {
+      // A secret is never echoed, not even when it is wrong.
+      const minLength = variable.minLength ?? 1;
+      return raw.length >= minLength ? { value: raw } : { problem: `${name} must be at least ${minLength} characters long` };
+    }
+    case 'url':
+      // URLs may carry credentials (mongodb://user:pass@…): name the rule, not the value.
+      return URL.canParse(raw) && variable.protocols.includes(new URL(raw).protocol)
+        ? { value: raw }
+        : { problem: `${name} must be a URL with protocol ${variable.protocols.join(' or ')}` };
+    case 'enum':
+      return variable.values.includes(raw)
+        ? { value: raw }
+        : { problem: `${name} must be one of ${variable.values.join(', ')}, got '${raw}'` };
+    case 'port':
+      return parseInteger(name, raw, 1, 65_535, 'an integer');
+    case 'int':
+      return parseInteger(name, raw, variable.min, variable.max, 'an integer');
+    case 'duration-ms':
+      return parseInteger(name, raw, variable.min ?? 0, variable.max, 'a whole number of milliseconds');
+  }
+}
+
+function parseInteger(name: string, raw: string, min: number | undefined, max: number | undefined, kind: string): Parsed {
+  const value = Number(raw);
+  const inRange = (min === undefined || value >= min) && (max === undefined || value <= max);
+  if (/^-?\d+$/.test(raw) && Number.isSafeInteger(value) && inRange) return { value };
+  const range =
+    min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` ≥ ${min}` : max !== undefined ? ` ≤ ${max}` : '';
+  return { problem: `${name} must be ${kind}${range}, got '${raw}'` };
+}
+
+/** Per-service defaults of the common variables. */
+export interface ServiceConfigDefaults {
+  PORT: number;
+  MONGO_DB: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The variables every service reads; spread it and add the service's own. */
+export function serviceConfigSpec(defaults: ServiceConfigDefaults) {
+  return {
+    HOST: { type: 'string', default: '0.0.0.0' },
+    PORT: { type: 'port', default: defaults.PORT },
+    LOG_LEVEL: { type: 'enum', values: LOG_LEVELS, default: 'info' },
+    MONGO_URL: { type: 'url', protocols: ['mongodb:', 'mongodb+srv:'], required: true },
+    MONGO_DB: { type: 'string', default: defaults.MONGO_DB, pattern: /^[A-Za-z0-9_-]{1,63}$/, hint: 'a database name of 1 to 63 letters, digits, _ or -' },
+    NATS_URL: { type: 'url', protocols: ['nats:', 'tls:', 'ws:', 'wss:'], required: true },
+    AUTH_JWKS_URL: { type: 'url', protocols: ['https:', 'http:'], required: true },
+    AUTH_ISSUER: { type: 'string', required: true },
+    AUTH_AUDIENCE: { type: 'string', required: true },
+    CURSOR_SECRET: { type: 'secret', minLength: 32, required: true },
+    PUBLIC_BASE_PATH: {
+      type: 'string',
+      default: '/resource-management/v1',
+      pattern: /^(\/[A-Za-z0-9._~-]+)+$/,
+      hint: 'a path like /resource-management/v1 (leading slash, no trailing slash)',
+    },
+    BODY_LIMIT_BYTES: { type: 'int', min: 1_024, max: 100 * 1_048_576, default: 1_048_576 },
+    REQUEST_TIMEOUT_MS: { type: 'duration-ms', min: 1_000, default: 30_000 },
+    READINESS_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 2_000 },
+    /** Time to keep serving after SIGTERM while Kubernetes takes the pod out of its endpoints. */
+    SHUTDOWN_DELAY_MS: { type: 'duration-ms', default: 0 },
+    /** Keep SHUTDOWN_DELAY_MS + SHUTDOWN_GRACE_MS below the pod's terminationGracePeriodSeconds. */
+    SHUTDOWN_GRACE_MS: { type: 'duration-ms', min: 1_000, default: 10_000 },
+  } as const satisfies ConfigSpec;
+}

@@ -1,0 +1,53 @@
+export { readConfig, serviceConfigSpec, ConfigError, type Config, type ConfigSpec, type VariableSpec, type ServiceConfigDefaults } from './config.js';
+export { createLogger, type Logger, type LoggerOptions } from './logger.js';
+export { createAjv, type AjvOptions } from './ajv.js';
+export { parseDuration } from './duration.js';
+export {
+  HttpProblem,
+  ValidationProblem,
+  NotFound,
+  Conflict,
+  PreconditionFailed,
+  Unauthorized,
+  ServiceUnavailable,
+  problemFromError,
+  PROBLEM_CONTENT_TYPE,
+  type HttpProblemOptions,
+  type ProblemResponse,
+} from './errors.js';
+export { violationsFromValidation, type ValidationErrorLike, type ValidationPart } from './violations.js';
+export {
+  createTokenVerifier,
+  createAuthenticateHook,
+  InvalidTokenError,
+  type AuthContext,
+  type TokenVerifier,
+  type TokenVerifierOptions,
+  type AuthenticateOptions,
+} from './auth.js';
+export {
+  etag,
+  parseIfMatch,
+  preferredReturn,
+  resourceUrl,
+  replyWritten,
+  replyRead,
+  replyDeleted,
+  type IfMatch,
+  type ReturnPreference,
+  type WrittenResource,
+} from './http.js';
+export { createCursorCodec, type CursorCodec, type CursorPayload } from './cursor.js';
+export {
+  pageCursors,
+  paginate,
+  decodePageCursor,
+  isStringKey,
+  type KeysetBound,
+  type KeysetQuery,
+  type PageCursorsOptions,
+  type PaginateOptions,
+} from './paging.js';
+export { createService, type ServiceOptions } from './server.js';
+export { mongoReadiness, natsReadiness, type ReadinessCheck, type PingableDb, type NatsConnectionLike, type JetStreamManagerLike } from './health.js';
+export { installGracefulShutdown, type GracefulShutdownOptions, type ShutdownStep, type ShutdownOutcome } from './shutdown.js';

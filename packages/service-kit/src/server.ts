@@ -1,0 +1,195 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifySchema } from 'fastify';
+import type { Problem } from '@rm/contracts';
+import { v7 as uuidv7 } from 'uuid';
+import { createAjv } from './ajv.js';
+import { createAuthenticateHook, type TokenVerifier } from './auth.js';
+import { NotFound, PROBLEM_CONTENT_TYPE, problemFromError } from './errors.js';
+import type { ReadinessCheck } from './health.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Public base path of the API (PUBLIC_BASE_PATH); `resourceUrl` builds on it. */
+    readonly publicBasePath: string;
+    /** From now on /readyz answers 503; the graceful shutdown calls it first. */
+    markShuttingDown(): void;
+  }
+}
+
+export interface ServiceOptions {
+  logger: FastifyBaseLogger;
+  verifyToken: TokenVerifier;
+  /** Named checks run by /readyz, such as `{ mongodb: mongoReadiness(db), nats: natsReadiness(nc) }`. */
+  readiness: Record<string, ReadinessCheck>;
+  /** Prefix of every API route (PUBLIC_BASE_PATH). */
+  basePath: string;
+  bodyLimit: number;
+  requestTimeout: number;
+  /** How long one readiness check may take before it counts as failed. */
+  readinessTimeout?: number;
+  /** Which proxies to believe for `X-Forwarded-*`: the gateway in front of the service. */
+  trustProxy?: boolean | string | string[];
+  /** The service's routes, registered under `basePath` behind authentication. */
+  routes: FastifyPluginAsync;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._~:/+=@-]{1,128}$/;
+
+/**
+ * Builds a service's Fastify instance without listening or doing I/O: validation with our ajv
+ * setup, problem+json errors, request ids, health and readiness probes, and the service's routes
+ * under `basePath` behind bearer-token authentication.
+ */
+export function createService({
+  logger,
+  verifyToken,
+  readiness,
+  basePath,
+  bodyLimit,
+  requestTimeout,
+  readinessTimeout = 2_000,
+  trustProxy = true,
+  routes,
+}: ServiceOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    trustProxy,
+    bodyLimit,
+    requestTimeout,
+    // Business ids in paths may be 512 characters; longer ones get a 400 from the schema, not a 404.
+    routerOptions: { maxParamLength: 2_048 },
+    // On close, idle keep-alive connections are dropped at once; busy ones close after their
+    // response (see the onSend hook below).
+    forceCloseConnections: 'idle',
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
+    },
+  });
+
+  // Bodies keep their JSON types; query strings, params and headers are text and are coerced.
+  const bodyAjv = createAjv({ coerceTypes: false });
+  const textAjv = createAjv({ coerceTypes: 'array' });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(httpPart === 'headers' ? lowerCaseHeaderNames(schema) : schema),
+  );
+
+  app.setErrorHandler((error, request, reply) => {
+    const { status, headers, body, unexpected } = problemFromError(error);
+    if (unexpected) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ statusCode: status, code: (error as { code?: unknown }).code }, 'request rejected');
+    reply.code(status).headers(headers);
+    return body === undefined ? reply.send() : sendProblem(reply, body);
+  });
+  app.setNotFoundHandler(async (request) => {
+    throw new NotFound(`There is no ${request.method} ${request.url.split('?')[0]}`);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  let shuttingDown = false;
+  app.decorate('publicBasePath', basePath);
+  app.decorate('markShuttingDown', () => {
+    shuttingDown = true;
+  });
+  // Without this, a keep-alive connection whose request was in flight at close stays open until
+  // its keep-alive timeout, and app.close() waits for it.
+  app.addHook('onSend', async (_request, reply) => {
+    if (shuttingDown) reply.header('Connection', 'close');
+  });
+
+  app.get('/healthz', { schema: { response: { 200: statusSchema } } }, async () => ({ status: 'ok' }));
+
+  const checks = Object.entries(readiness);
+  app.get('/readyz', { schema: { response: { 200: readySchema, 503: notReadySchema } } }, async (request, reply) => {
+    if (shuttingDown) {
+      reply.code(503);
+      return sendProblem(reply, { title: 'Service Unavailable', status: 503, detail: 'The service is shutting down.' });
+    }
+    const results = await Promise.all(
+      checks.map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), readinessTimeout);
+          return [name, 'ok'] as const;
+        } catch (error) {
+          request.log.warn({ check: name, err: error }, 'readiness check failed');
+          return [name, 'failed'] as const;
+        }
+      }),
+    );
+    const failed = results.filter(([, result]) => result !== 'ok').map(([name]) => name);
+    const outcome = Object.fromEntries(results);
+    if (failed.length === 0) return { status: 'ready', checks: outcome };
+    reply.code(503);
+    return sendProblem(reply, { title: 'Service Unavailable', status: 503, detail: `Not ready: ${failed.join(', ')}`, checks: outcome });
+  });
+
+  const authenticate = createAuthenticateHook(verifyToken);
+  app.decorateRequest('auth', null as never);
+  app.register(
+    async (api) => {
+      api.addHook('onRequest', authenticate);
+      api.get('/ping', { schema: { response: { 200: { type: 'string' } } } }, async (_request, reply) => reply.type('text/plain').send('pong'));
+      await api.register(routes);
+    },
+    { prefix: basePath },
+  );
+
+  return app;
+}
+
+/**
+ * Node gives header names in lower case; fastify adapts header schemas to that only for its own
+ * compiler, so a custom one has to do it (`X-Count` in a schema would never be checked).
+ */
+function lowerCaseHeaderNames(schema: FastifySchema): FastifySchema {
+  const { properties, required } = schema as { properties?: Record<string, unknown>; required?: string[] };
+  return {
+    ...schema,
+    ...(properties && { properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value])) }),
+    ...(required && { required: required.map((name) => name.toLowerCase()) }),
+  };
+}
+
+function sendProblem(reply: FastifyReply, body: Problem & Record<string, unknown>): FastifyReply {
+  // Sent as text so that a route's response schema never reshapes an error.
+  return reply.header('Content-Type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+}
+
+async function withTimeout(work: Promise<void>, milliseconds: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${milliseconds} ms`)), milliseconds);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const statusSchema = {
+  type: 'object',
+  properties: { status: { type: 'string' } },
+  required: ['status'],
+  additionalProperties: false,
+} as const;
+
+const readySchema = {
+  type: 'object',
+  properties: { status: { type: 'string' }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+  required: ['status', 'checks'],
+  additionalProperties: false,
+} as const;
+
+const notReadySchema = {
+  type: 'object',
+  properties: {
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    checks: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+  required: ['title', 'detail'],
+} as const;

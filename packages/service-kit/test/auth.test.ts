@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestIssuer, type TestIssuer } from '@rm/testkit';
+import { createTokenVerifier, InvalidTokenError, ServiceUnavailable } from '../src/index.js';
+import { BASE_PATH, buildTestService, type TestService } from './helpers.js';
+
+const CHALLENGE = 'Bearer realm="resource-management"';
+
+describe('authentication', () => {
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await buildTestService(async (app) => {
+      app.get('/whoami', async (request) => request.auth);
+    });
+  });
+  afterAll(() => service.app.close());
+
+  const ping = (authorization?: string) =>
+    service.app.inject({ url: `${BASE_PATH}/ping`, headers: authorization === undefined ? {} : { authorization } });
+
+  it('answers pong to a valid token and puts tenant and client on the request', async () => {
+    const token = await service.issuer.mint({ tenant: 'tenant-a', clientId: 'planner' });
+    const response = await ping(`Bearer ${token}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe('pong');
+
+    const whoami = await service.app.inject({ url: `${BASE_PATH}/whoami`, headers: { authorization: `bearer ${token}` } });
+    expect(whoami.json()).toEqual({ tenant: 'tenant-a', clientId: 'planner' });
+  });
+
+  it.each([
+    ['no Authorization header', undefined],
+    ['another scheme', 'Basic dXNlcjpwYXNz'],
+    ['an empty bearer token', 'Bearer '],
+  ])('answers 401 without an error attribute and without a body for %s', async (_case, authorization) => {
+    const response = await ping(authorization);
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe(CHALLENGE);
+    expect(response.body).toBe('');
+  });
+
+  it.each([
+    ['an expired token', { tenant: 'tenant-a', expiresInSeconds: -120 }, 'the token has expired'],
+    ['a token for another audience', { tenant: 'tenant-a', audience: 'someone-else' }, 'unexpected audience'],
+    ['a token of another issuer', { tenant: 'tenant-a', issuer: 'https://evil.test/' }, 'unexpected issuer'],
+    ['a token signed with a key not in the key set', { tenant: 'tenant-a', signWithUnknownKey: true }, 'invalid signature'],
+    ['a token with an algorithm that is not allowed', { tenant: 'tenant-a', algorithm: 'HS256' }, 'signing algorithm not allowed'],
+    ['an unsigned token', { tenant: 'tenant-a', algorithm: 'none' }, 'signing algorithm not allowed'],
+    ['a token without tenant', { tenant: null }, 'the token has no tenant claim'],
+  ] as const)('answers 401 invalid_token for %s', async (_case, mint, description) => {
+    const token = await service.issuer.mint(mint);
+    const response = await ping(`Bearer ${token}`);
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe(`${CHALLENGE}, error="invalid_token", error_description="${description}"`);
+    expect(response.body).toBe('');
+  });
+
+  it('answers 401 invalid_token for a bearer value that is not a JWT', async () => {
+    const response = await ping('Bearer not-a-jwt');
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe(`${CHALLENGE}, error="invalid_token", error_description="malformed token"`);
+  });
+
+  it('leaves the health probes open', async () => {
+    const response = await service.app.inject({ url: '/healthz' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok' });
+  });
+});
+
+describe('createTokenVerifier with a remote key set', () => {
+  let issuer: TestIssuer;
+  let jwks: { url: string; close(): Promise<void> };
+
+  beforeAll(async () => {
+    issuer = await createTestIssuer();
+    jwks = await issuer.serveJwks();
+  });
+  afterAll(() => jwks.close());
+
+  it('fetches the keys once and verifies tokens with them', async () => {
+    const verify = createTokenVerifier({ jwksUrl: jwks.url, issuer: issuer.issuer, audience: issuer.audience });
+    await expect(verify(await issuer.mint({ tenant: 't1', clientId: 'c1' }))).resolves.toEqual({ tenant: 't1', clientId: 'c1' });
+    await expect(verify(await issuer.mint({ tenant: 't2' }))).resolves.toEqual({ tenant: 't2', clientId: 'test-client' });
+    await expect(verify(await issuer.mint({ tenant: 't1', expiresInSeconds: -60 }))).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('reports an unreachable key set as unavailable, not as a bad token', async () => {
+    const verify = createTokenVerifier({ jwksUrl: 'http://127.0.0.1:9/jwks.json', issuer: issuer.issuer, audience: issuer.audience });
+    await expect(verify(await issuer.mint({ tenant: 't1' }))).rejects.toBeInstanceOf(ServiceUnavailable);
+  });
+});

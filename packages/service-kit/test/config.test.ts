@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig, serviceConfigSpec } from '../src/index.js';
+
+const validEnv = {
+  MONGO_URL: 'mongodb://127.0.0.1:27017/',
+  NATS_URL: 'nats://127.0.0.1:4222',
+  AUTH_JWKS_URL: 'https://issuer.example/.well-known/jwks.json',
+  AUTH_ISSUER: 'https://issuer.example/',
+  AUTH_AUDIENCE: 'resource-management',
+  CURSOR_SECRET: 'x'.repeat(32),
+};
+
+function problemsOf(run: () => unknown): readonly string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('readConfig', () => {
+  it('returns one frozen, typed object with the defaults filled in', () => {
+    const config = readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), validEnv);
+    expect(config).toMatchObject({
+      HOST: '0.0.0.0',
+      PORT: 3001,
+      LOG_LEVEL: 'info',
+      MONGO_DB: 'employees',
+      PUBLIC_BASE_PATH: '/resource-management/v1',
+      BODY_LIMIT_BYTES: 1_048_576,
+      SHUTDOWN_GRACE_MS: 10_000,
+      NATS_URL: 'nats://127.0.0.1:4222',
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+    const port: number = config.PORT;
+    expect(port).toBe(3001);
+  });
+
+  it('names every missing or bad variable with its rule in one error', () => {
+    const env = { ...validEnv, NATS_URL: undefined, PORT: 'x', LOG_LEVEL: 'loud', BODY_LIMIT_BYTES: '12.5' };
+    const problems = problemsOf(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), env));
+    expect(problems).toEqual([
+      "PORT must be an integer from 1 to 65535, got 'x'",
+      "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'",
+      'NATS_URL is required',
+      "BODY_LIMIT_BYTES must be an integer from 1024 to 104857600, got '12.5'",
+    ]);
+    expect(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), env)).toThrow(/PORT must be[\s\S]*NATS_URL is required/);
+  });
+
+  it('never echoes secrets or URLs, which may hold credentials', () => {
+    const env = { ...validEnv, CURSOR_SECRET: 'short-secret', MONGO_URL: 'http://user:hunter2@db/' };
+    const problems = problemsOf(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), env));
+    expect(problems).toEqual([
+      'MONGO_URL must be a URL with protocol mongodb: or mongodb+srv:',
+      'CURSOR_SECRET must be at least 32 characters long',
+    ]);
+    expect(problems.join(' ')).not.toMatch(/hunter2|short-secret/);
+  });
+
+  it('treats an empty variable as unset and checks patterns', () => {
+    const spec = {
+      NAME: { type: 'string', required: true },
+      BASE: { type: 'string', pattern: /^\/\w+$/, hint: 'a path like /api' },
+      WAIT_MS: { type: 'duration-ms', min: 10 },
+      OPTIONAL: { type: 'int' },
+    } as const;
+    expect(problemsOf(() => readConfig(spec, { NAME: ' ', BASE: 'api/', WAIT_MS: '5' }))).toEqual([
+      'NAME is required',
+      "BASE must be a path like /api, got 'api/'",
+      "WAIT_MS must be a whole number of milliseconds ≥ 10, got '5'",
+    ]);
+    const config = readConfig(spec, { NAME: 'svc', WAIT_MS: '25' });
+    expect(config).toEqual({ NAME: 'svc', WAIT_MS: 25 });
+    const optional: number | undefined = config.OPTIONAL;
+    expect(optional).toBeUndefined();
+  });
+});
