@@ -34,11 +34,15 @@ export const Cursors = Type.Object({
 });
 export type Cursors = Static<typeof Cursors>;
 
+/** Page size of cursor-paged lists (field reference: Paging). */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
 /** Query of every cursor-paged list (field reference: Paging). */
 export const PageQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
   },
   { additionalProperties: false },
 );

@@ -41,20 +41,14 @@ export interface Resource<Body> {
 /** Parsed If-Match: any existing version, or exactly this one. */
 export type IfMatch = { any: true } | { version: number };
 
-export interface PageRequest {
-  /** Keys strictly after this one (next page). */
-  after?: string;
-  /** Keys strictly before this one (previous page). */
-  before?: string;
-  /** Keys from this one on, inclusive (the same page again). */
-  from?: string;
+/**
+ * One keyset read of a page (as service-kit's `paginate` asks for it): keys `$gt` after, `$gte` from
+ * or `$lt` before the bound, in key order or, when `descending`, the reverse.
+ */
+export interface KeysetRead {
+  bound: { after: string } | { from: string } | { before: string } | undefined;
+  descending: boolean;
   limit: number;
-}
-
-export interface Page<Body> {
-  items: Resource<Body>[];
-  hasMoreBefore: boolean;
-  hasMoreAfter: boolean;
 }
 
 export interface VersionedCollectionOptions<Body> {
@@ -82,7 +76,7 @@ export interface VersionedCollection<Body> {
   readonly collection: Collection<VersionedDocument<Body>>;
   declareIndexes(): Promise<void>;
   get(tenant: string, key: string): Promise<Resource<Body> | null>;
-  list(tenant: string, page: PageRequest): Promise<Page<Body>>;
+  list(tenant: string, read: KeysetRead): Promise<Resource<Body>[]>;
   /** Creates or replaces; an unchanged body writes nothing and keeps the version. */
   put(tenant: string, key: string, body: Body, options?: { ifMatch?: IfMatch }): Promise<WriteResult<Body>>;
   remove(tenant: string, key: string, options?: { ifMatch?: IfMatch }): Promise<Resource<Body>>;
@@ -203,34 +197,18 @@ export function createVersionedCollection<Body>(
     return document === null || document.deleted ? null : toResource(document);
   }
 
-  async function list(tenant: string, page: PageRequest): Promise<Page<Body>> {
-    const live = { tenant, deleted: { $exists: false } };
-    const exists = async (range: Record<string, string>) =>
-      (await collection.findOne({ ...live, key: range } as Filter<VersionedDocument<Body>>, { projection: { _id: 1 } })) !== null;
-
-    if (page.before !== undefined) {
-      // Walk backwards from the cursor, then restore ascending order.
-      const found = await collection
-        .find({ ...live, key: { $lt: page.before } } as Filter<VersionedDocument<Body>>)
-        .sort({ key: -1 })
-        .limit(page.limit + 1)
-        .toArray();
-      const items = found.slice(0, page.limit).reverse().map(toResource);
-      return { items, hasMoreBefore: found.length > page.limit, hasMoreAfter: await exists({ $gte: page.before }) };
-    }
-    const lower = page.after !== undefined ? { $gt: page.after } : page.from !== undefined ? { $gte: page.from } : undefined;
+  async function list(tenant: string, { bound, descending, limit }: KeysetRead): Promise<Resource<Body>[]> {
+    const range =
+      bound === undefined ? undefined
+      : 'after' in bound ? { $gt: bound.after }
+      : 'from' in bound ? { $gte: bound.from }
+      : { $lt: bound.before };
     const found = await collection
-      .find({ ...live, ...(lower ? { key: lower } : {}) } as Filter<VersionedDocument<Body>>)
-      .sort({ key: 1 })
-      .limit(page.limit + 1)
+      .find({ tenant, deleted: { $exists: false }, ...(range ? { key: range } : {}) } as Filter<VersionedDocument<Body>>)
+      .sort({ key: descending ? -1 : 1 })
+      .limit(limit)
       .toArray();
-    const items = found.slice(0, page.limit).map(toResource);
-    const first = items[0]?.key ?? page.after ?? page.from;
-    return {
-      items,
-      hasMoreBefore: first === undefined ? false : await exists(items[0] ? { $lt: first } : { $lte: first }),
-      hasMoreAfter: found.length > page.limit,
-    };
+    return found.map(toResource);
   }
 
   return {
