@@ -1,10 +1,3 @@
-import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '@rm/testkit/vitest-config';
 
-export default defineConfig({
-  test: {
-    globalSetup: [fileURLToPath(import.meta.resolve('@rm/testkit/global-setup'))],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-  },
-});
+export default packageTestConfig();

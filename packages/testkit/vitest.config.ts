@@ -1,10 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from './src/vitest-config.js';
 
-export default defineConfig({
-  test: {
-    globalSetup: [fileURLToPath(new URL('./src/global-setup.ts', import.meta.url))],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-  },
-});
+export default packageTestConfig({ globalSetup: fileURLToPath(new URL('./src/global-setup.ts', import.meta.url)) });

@@ -7,5 +7,6 @@ export type { NatsServerHandle, ServerHandle } from './server-handle.js';
 export { createTestIssuer, JWKS_PATH, type MintOptions, type TestIssuer } from './test-issuer.js';
 export { connectTestMongo, type TestMongo } from './test-mongo.js';
 export { connectTestNats, type TestNats } from './test-nats.js';
+export { startRunServers, type RunServers } from './run-servers.js';
 export { testServers, type TestServerUrls } from './test-servers.js';
 export { uniqueName } from './unique-name.js';
