@@ -21,6 +21,26 @@ export type EventEnvelope<Data = Record<string, unknown>> = Omit<Static<typeof E
  */
 export type OutboxEntry = EventEnvelope & { subject: string };
 
+/** A stored document's waiting events, oldest first, as the outbox relay gets them. */
+export interface PendingEvents {
+  collection: string;
+  documentId: string;
+  events: OutboxEntry[];
+}
+
+/**
+ * The outbox as the relay (@rm/bus) sees it; the store (@rm/store), which writes the events, reads
+ * and clears them too, so the document format is known in one place.
+ */
+export interface OutboxSource {
+  /** Tidies what a crash may have left half done; runs before the first sweep. */
+  recover(): Promise<void>;
+  /** Every document with waiting events. */
+  pending(): AsyncIterable<PendingEvents>;
+  /** Clears a published event; only the oldest can go, so events leave in version order. */
+  markPublished(pending: PendingEvents, eventId: string): Promise<void>;
+}
+
 /** Field of a stored document that holds its unpublished events; absent when none wait. */
 export const OUTBOX_FIELD = 'outbox';
 

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OutboxSource, PendingEvents } from '@rm/contracts';
 import { connectTestMongo } from '@rm/testkit';
 import {
   createDocumentLocks,
   createOutboxStore,
   createVersionedCollection,
-  type OutboxStore,
   type VersionedCollection,
 } from '../src/index.js';
 
 let mongo: Awaited<ReturnType<typeof connectTestMongo>>;
 let notes: VersionedCollection<{ text: string }>;
-let outbox: OutboxStore;
+let outbox: OutboxSource;
 
 beforeAll(async () => {
   mongo = await connectTestMongo('outbox');
@@ -31,7 +31,10 @@ afterAll(async () => {
   await mongo?.close();
 });
 
-const pendingOf = async (id: string) => (await outbox.pending(100)).find((document) => document.id === id);
+const pendingOf = async (id: string): Promise<PendingEvents | undefined> => {
+  for await (const document of outbox.pending()) if (document.documentId === id) return document;
+  return undefined;
+};
 
 describe('outbox store', () => {
   it('lists documents with waiting events, oldest event first', async () => {
@@ -59,6 +62,12 @@ describe('outbox store', () => {
     const stored = await mongo.db.collection('notes').findOne({ _id: 't/n1' as never });
     expect(stored).not.toHaveProperty('outbox');
     expect(stored).toMatchObject({ version: 2, body: { text: 'b' } });
+  });
+
+  it('recovers an outbox left empty by a crash between clearing and removing the field', async () => {
+    await mongo.db.collection('notes').insertOne({ _id: 't/crashed', tenant: 't', key: 'crashed', version: 1, outbox: [] } as never);
+    await outbox.recover();
+    expect(await mongo.db.collection('notes').findOne({ _id: 't/crashed' as never })).not.toHaveProperty('outbox');
   });
 
   it('is idempotent: clearing an event twice removes nothing else', async () => {

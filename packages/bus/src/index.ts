@@ -1,0 +1,37 @@
+export { connectNats, type NatsConnectionOptions } from './nats-connection.js';
+export {
+  declareStream,
+  declareServiceStream,
+  DEFAULT_STREAM_LIMITS,
+  type StreamLimits,
+  type StreamOptions,
+} from './stream-declaration.js';
+export {
+  declareConsumer,
+  DEFAULT_ACK_WAIT_MS,
+  DEFAULT_MAX_ACK_PENDING,
+  type ConsumerOptions,
+} from './consumer-declaration.js';
+export {
+  DEAD_LETTER_STREAM,
+  deadLetterSubject,
+  declareDeadLetterStream,
+  type DeadLetterRecord,
+} from './dead-letter.js';
+export { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+export {
+  createConsumerRunner,
+  CONSUMED_VERSIONS_COLLECTION,
+  type ConsumerRunner,
+  type ConsumerRunnerOptions,
+  type EventContext,
+  type EventHandler,
+} from './consumer-runner.js';
+export {
+  BusError,
+  ConsumerDeclarationError,
+  InvalidEventError,
+  NatsConnectError,
+  PermanentEventError,
+  StreamDeclarationError,
+} from './errors.js';
