@@ -11,6 +11,8 @@ export interface ConnectMongoOptions {
   /** Attempts before giving up; a pod that starts before its database waits for it. */
   attempts?: number;
   retryDelayMs?: number;
+  /** How long one attempt looks for the server (default 5 s). */
+  serverSelectionTimeoutMs?: number;
 }
 
 export interface MongoConnection {
@@ -19,9 +21,9 @@ export interface MongoConnection {
 }
 
 export async function connectMongo(options: ConnectMongoOptions): Promise<MongoConnection> {
-  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000 } = options;
+  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000, serverSelectionTimeoutMs = 5000 } = options;
   for (let attempt = 1; ; attempt += 1) {
-    const client = new MongoClient(url, { appName, serverSelectionTimeoutMS: 5000 });
+    const client = new MongoClient(url, { appName, serverSelectionTimeoutMS: serverSelectionTimeoutMs });
     try {
       await client.connect();
       const db = client.db(dbName);

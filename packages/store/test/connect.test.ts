@@ -1,0 +1,47 @@
+import { createServer } from 'node:net';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { testServers, uniqueName } from '@rm/testkit';
+import { DatabaseUnavailableError, connectMongo } from '../src/index.js';
+
+const logger = pino({ level: 'silent' });
+
+/** A port that nothing listens on: taken and released again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('connectMongo', () => {
+  it('connects to the named database of a reachable server', async () => {
+    const dbName = uniqueName('connect');
+    const { client, db } = await connectMongo({ url: testServers().mongoUrl, dbName, logger });
+    try {
+      expect(db.databaseName).toBe(dbName);
+      await expect(db.command({ ping: 1 })).resolves.toMatchObject({ ok: 1 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('retries, then gives up with a 503 error that names the host but not the credentials', async () => {
+    const port = await closedPort();
+    const attempt = connectMongo({
+      url: `mongodb://user:secret@127.0.0.1:${port}/`,
+      dbName: 'x',
+      logger,
+      attempts: 2,
+      retryDelayMs: 10,
+      serverSelectionTimeoutMs: 200,
+    });
+    await expect(attempt).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(attempt).rejects.toMatchObject({ statusCode: 503 });
+    const message = await attempt.catch((error: Error) => error.message);
+    expect(message).toContain(`127.0.0.1:${port}`);
+    expect(message).toContain('after 2 attempts');
+    expect(message).not.toContain('secret');
+  });
+});
