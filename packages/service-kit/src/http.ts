@@ -6,11 +6,8 @@ export function etag(version: number): string {
   return `W/"${version}"`;
 }
 
-/**
- * A parsed If-Match: any existing version (`*`), or the listed versions, any of which matches.
- * `version` is the first listed; `versions` holds all of them (usually just that one).
- */
-export type IfMatch = { any: true } | { version: number; versions: readonly number[] };
+/** A parsed If-Match: any existing version (`*`), or the listed versions, any of which matches. */
+export type IfMatch = { any: true } | { versions: readonly number[] };
 
 const ENTITY_TAG_LIST = /^\s*(?:W\/)?"[^"]*"\s*(?:,\s*(?:W\/)?"[^"]*"\s*)*$/;
 const VERSION = /^(0|[1-9]\d{0,14})$/;
@@ -27,8 +24,7 @@ export function parseIfMatch(header: string | string[] | undefined): IfMatch | u
   if (!ENTITY_TAG_LIST.test(text)) return malformedIfMatch();
   const opaques = Array.from(text.matchAll(/"([^"]*)"/g), (match) => match[1] ?? '');
   if (!opaques.every((opaque) => VERSION.test(opaque))) return malformedIfMatch();
-  const versions = opaques.map(Number);
-  return { version: versions[0] as number, versions };
+  return { versions: opaques.map(Number) };
 }
 
 function malformedIfMatch(): never {

@@ -38,8 +38,8 @@ export interface Resource<Body> {
   updatedAt: Date;
 }
 
-/** Parsed If-Match: any existing version, or exactly this one. */
-export type IfMatch = { any: true } | { version: number };
+/** Parsed If-Match: any existing version, or one of the listed ones. */
+export type IfMatch = { any: true } | { versions: readonly number[] };
 
 /**
  * One keyset read of a page (as service-kit's `paginate` asks for it): keys `$gt` after, `$gte` from
@@ -113,7 +113,7 @@ export function createVersionedCollection<Body>(
   function checkIfMatch(key: string, current: VersionedDocument<Body> | null, ifMatch: IfMatch | undefined): void {
     if (ifMatch === undefined) return;
     if (current === null || current.deleted) throw new PreconditionFailedError(entity, key, undefined);
-    if ('version' in ifMatch && ifMatch.version !== current.version) {
+    if ('versions' in ifMatch && !ifMatch.versions.includes(current.version)) {
       throw new PreconditionFailedError(entity, key, current.version);
     }
   }

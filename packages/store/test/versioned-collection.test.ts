@@ -88,20 +88,23 @@ describe('put', () => {
 
   it('honours If-Match: the current version and * pass, a stale one or a missing resource gives 412', async () => {
     await widgets.put('t1', 'w-4', { colour: 'red' });
-    await expect(widgets.put('t1', 'w-4', { colour: 'blue' }, { ifMatch: { version: 1 } })).resolves.toMatchObject({
+    await expect(widgets.put('t1', 'w-4', { colour: 'blue' }, { ifMatch: { versions: [1] } })).resolves.toMatchObject({
       resource: { version: 2 },
     });
     await expect(widgets.put('t1', 'w-4', { colour: 'green' }, { ifMatch: { any: true } })).resolves.toMatchObject({
       resource: { version: 3 },
     });
-    const stale = widgets.put('t1', 'w-4', { colour: 'grey' }, { ifMatch: { version: 2 } });
+    await expect(widgets.put('t1', 'w-4', { colour: 'amber' }, { ifMatch: { versions: [1, 3] } })).resolves.toMatchObject({
+      resource: { version: 4 },
+    });
+    const stale = widgets.put('t1', 'w-4', { colour: 'grey' }, { ifMatch: { versions: [2, 3] } });
     await expect(stale).rejects.toBeInstanceOf(PreconditionFailedError);
     await expect(stale).rejects.toMatchObject({ statusCode: 412 });
     await expect(widgets.put('t1', 'w-missing', { colour: 'red' }, { ifMatch: { any: true } })).rejects.toBeInstanceOf(
       PreconditionFailedError,
     );
     expect(await widgets.get('t1', 'w-missing')).toBeNull();
-    expect((await widgets.get('t1', 'w-4'))?.body.colour).toBe('green');
+    expect((await widgets.get('t1', 'w-4'))?.body.colour).toBe('amber');
   });
 
   it('keeps tenants apart: the same key in two tenants is two resources', async () => {
@@ -193,8 +196,8 @@ describe('remove', () => {
     await expect(widgets.remove('t1', 'nothing')).rejects.toBeInstanceOf(ResourceNotFoundError);
     await expect(widgets.remove('t1', 'nothing')).rejects.toMatchObject({ statusCode: 404 });
     await widgets.put('t1', 'w-6', { colour: 'red' });
-    await expect(widgets.remove('t1', 'w-6', { ifMatch: { version: 7 } })).rejects.toBeInstanceOf(PreconditionFailedError);
-    await expect(widgets.remove('t1', 'w-6', { ifMatch: { version: 1 } })).resolves.toMatchObject({ version: 1 });
+    await expect(widgets.remove('t1', 'w-6', { ifMatch: { versions: [7] } })).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(widgets.remove('t1', 'w-6', { ifMatch: { versions: [1] } })).resolves.toMatchObject({ version: 1 });
     await expect(widgets.remove('t1', 'w-6', { ifMatch: { any: true } })).rejects.toBeInstanceOf(PreconditionFailedError);
   });
 });
