@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/ensure-servers.sh || exit 1
-turbo run build || exit 1
+npm run build || exit 1
 rm -rf packages/*/.test-results services/*/.test-results
 node packages/testkit/dist/with-servers.js turbo run test --concurrency=2 --continue
 status=$?

@@ -1,0 +1,183 @@
+// HTTP: what the employees service's HTTP layer (routing, JSON schema validation, token verification,
+// domain rules, serialization) adds to the repository call it makes, through Fastify's inject().
+import type { EmployeeFields } from '@rm/contracts';
+import { createCursorCodec, createLogger, createTokenVerifier, isStringKey, mongoReadiness, paginate } from '@rm/service-kit';
+import { createDocumentLocks, type Resource, type VersionedDocument } from '@rm/store';
+import { createTestIssuer } from '@rm/testkit';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from 'mongodb';
+import { buildApp } from '../services/employees/dist/app.js';
+import { createEmployeeRepository, EMPLOYEES_COLLECTION, type EmployeeRepository } from '../services/employees/dist/store/employee-repository.js';
+import type { Bench, BenchContext } from './lib/bench.ts';
+import { employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
+import { printTable, type ReportRow } from './lib/report.ts';
+import { measureInterleaved, measureSeries, warmUp, type InterleavedSeries, type SeriesResult } from './lib/series.ts';
+
+const BASE = '/resource-management/v1';
+/** Creates per series; FerretDB's cost per write grows with the collection (see README). */
+const PUT_OPS = 200;
+/** Employees a listed tenant has, and the page size. */
+const LISTED = 2000;
+const PAGE_SIZE = 100;
+/** A page read takes a third of a second and more on FerretDB: a couple warm each path. */
+const LISTING_WARM_UP_OPS = 2;
+const WARM_UP_OPS = 20;
+const IN_FLIGHT = [1, 16];
+const CURSOR_SECRET = 'bench-cursor-secret-of-at-least-32-characters';
+const TENANT = 'bench-tenant';
+const LISTED_TENANT = 'bench-listed';
+const TITLE = 'HTTP: PUT / GET through the employees app (inject) vs the repository call';
+
+export const httpBench: Bench = {
+  name: 'http',
+  async run(context) {
+    // The app and the direct repository each write a database of their own: equal collection sizes.
+    const app = await startApp(context.database('bench_http'));
+    const direct = createEmployeeRepository(context.database('bench_direct'), { locks: createDocumentLocks() });
+    await direct.declareIndexes();
+    try {
+      const rows: ReportRow[] = [];
+      await comparePuts(context, app, direct, rows);
+      await compareListing(app, rows);
+      printTable(TITLE, rows);
+    } finally {
+      await app.close();
+    }
+  },
+};
+
+interface StartedApp {
+  fastify: FastifyInstance;
+  db: Db;
+  /** Bearer headers of a client of TENANT and of one of LISTED_TENANT. */
+  headers: Record<string, string>;
+  listHeaders: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** The real app, built as its tests build it: real token verification against a local key set. */
+async function startApp(db: Db): Promise<StartedApp> {
+  const issuer = await createTestIssuer();
+  const fastify = buildApp({
+    logger: createLogger({ level: 'silent', name: 'employees-bench' }),
+    db,
+    locks: createDocumentLocks(),
+    verifyToken: createTokenVerifier({ jwks: issuer.jwks, issuer: issuer.issuer, audience: issuer.audience }),
+    readiness: { mongodb: mongoReadiness(db) },
+    onWrite: () => undefined,
+    config: {
+      basePath: BASE,
+      bodyLimit: 1_048_576,
+      requestTimeout: 30_000,
+      readinessTimeout: 2_000,
+      cursorSecret: CURSOR_SECRET,
+    },
+  });
+  await fastify.ready();
+  // One token per client for the whole run, as a client reuses it: every request still verifies it.
+  const bearer = async (tenant: string) => ({ authorization: `Bearer ${await issuer.mint({ tenant, expiresInSeconds: 3600 })}` });
+  return { fastify, db, headers: await bearer(TENANT), listHeaders: await bearer(LISTED_TENANT), close: () => fastify.close() };
+}
+
+async function comparePuts(context: BenchContext, app: StartedApp, direct: EmployeeRepository, rows: ReportRow[]) {
+  const httpPut = (prefix: string) => async (index: number) => {
+    const response = await app.fastify.inject({
+      method: 'PUT',
+      url: `${BASE}/employee/${employeeKey(prefix, index)}`,
+      headers: app.headers,
+      payload: employeeFields(index),
+    });
+    if (response.statusCode !== 201) throw new Error(`PUT answered ${response.statusCode}: ${response.body}`);
+  };
+  const directPut = (prefix: string) => (index: number) => direct.put(TENANT, employeeKey(prefix, index), employeeFields(index));
+  await warmUp({ ops: WARM_UP_OPS, operation: httpPut('warm') });
+  await warmUp({ ops: WARM_UP_OPS, operation: directPut('warm') });
+  for (const concurrency of IN_FLIGHT) {
+    const prefix = `c${concurrency}`;
+    const baseline = await measureSeries(context.probe, { label: 'repository put() create', ops: PUT_OPS, concurrency, operation: directPut(prefix) });
+    const result = await measureSeries(context.probe, { label: 'PUT /employee/{id} create', ops: PUT_OPS, concurrency, operation: httpPut(prefix) });
+    rows.push({ result: baseline }, { result, baseline });
+  }
+}
+
+/**
+ * Walks one tenant's employees page by page three ways: list() of a page (the baseline), the same
+ * pages through service-kit's paginate() as the route calls it (one more item, and a probe for `prev`
+ * on every page reached by cursor), and GET through the app; the middle row tells the database work
+ * of paging apart from the HTTP layer. All three read the app's own collection, page by page in turn:
+ * FerretDB slows down as a run goes on, and a walk takes seconds. One page at a time only: FerretDB's
+ * reads are CPU-bound on this machine's two cores, so pages in flight at once only queue.
+ */
+async function compareListing(app: StartedApp, rows: ReportRow[]) {
+  await seed(app.db);
+  const employees = createEmployeeRepository(app.db, { locks: createDocumentLocks() });
+  const codec = createCursorCodec(CURSOR_SECRET);
+  const walks: Walk[] = [
+    // list() pages by the last key: its "cursor" is that key
+    createWalk(`repository list() of ${PAGE_SIZE}`, async (after) => {
+      const page = await employees.list(LISTED_TENANT, { bound: after === undefined ? undefined : { after }, descending: false, limit: PAGE_SIZE });
+      return { items: page.length, next: page.at(-1)?.key };
+    }),
+    createWalk('paginate() + list(), no HTTP', async (cursor) => {
+      const page = await paginate({
+        cursor,
+        limit: PAGE_SIZE,
+        codec,
+        key: (employee: Resource<EmployeeFields>) => employee.key,
+        isKey: isStringKey,
+        scope: `${LISTED_TENANT}:employees`,
+        fetch: (read) => employees.list(LISTED_TENANT, read),
+      });
+      return { items: page.items.length, next: page.cursors.next };
+    }),
+    createWalk(`GET /employee?limit=${PAGE_SIZE}`, (cursor) => httpPage(app, cursor)),
+  ];
+  for (const walk of walks) await warmUp({ ops: LISTING_WARM_UP_OPS, operation: () => walk.readFirst() });
+  const [baseline, ...others] = await measureInterleaved(Math.ceil(LISTED / PAGE_SIZE), walks);
+  for (const walk of walks) walk.checkListedAll();
+  rows.push({ result: baseline as SeriesResult }, ...others.map((result) => ({ result, baseline })));
+}
+
+/** A page read: how many employees it had, and where the next page starts. */
+interface Page {
+  items: number;
+  next: string | undefined;
+}
+
+interface Walk extends InterleavedSeries {
+  readFirst(): Promise<Page>;
+  /** Throws unless the walk's pages held every listed employee. */
+  checkListedAll(): void;
+}
+
+/** Follows the pages of readPage one by one: operation `index` reads page `index`. */
+function createWalk(label: string, readPage: (cursor: string | undefined) => Promise<Page>): Walk {
+  const cursors: (string | undefined)[] = [undefined];
+  let listed = 0;
+  return {
+    label,
+    readFirst: () => readPage(undefined),
+    async operation(index) {
+      const page = await readPage(cursors[index]);
+      listed += page.items;
+      cursors.push(page.next);
+    },
+    checkListedAll() {
+      if (listed !== LISTED) throw new Error(`${label}: the walk listed ${listed} employees, not ${LISTED}`);
+    },
+  };
+}
+
+async function httpPage(app: StartedApp, cursor: string | undefined): Promise<Page> {
+  const query = `limit=${PAGE_SIZE}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+  const response = await app.fastify.inject({ method: 'GET', url: `${BASE}/employee?${query}`, headers: app.listHeaders });
+  if (response.statusCode !== 200) throw new Error(`GET answered ${response.statusCode}: ${response.body}`);
+  const page = JSON.parse(response.body) as { employees: unknown[]; cursors: { next?: string } };
+  return { items: page.employees.length, next: page.cursors.next };
+}
+
+/** The listed employees, written in bulk: put() one by one would take minutes on FerretDB. */
+async function seed(db: Db): Promise<void> {
+  const employees = Array.from({ length: LISTED }, (_, index) => storedEmployee(LISTED_TENANT, employeeKey('listed', index), index));
+  await db.collection<VersionedDocument<EmployeeFields>>(EMPLOYEES_COLLECTION).insertMany(employees);
+}

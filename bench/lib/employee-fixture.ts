@@ -1,0 +1,42 @@
+import type { EmployeeFields } from '@rm/contracts';
+import { createVersionedCollection, documentId, type DocumentLocks, type VersionedCollection, type VersionedDocument } from '@rm/store';
+import type { Db } from 'mongodb';
+
+/** A valid employee (about 400 bytes of JSON), different per index; `revision` changes it again. */
+export function employeeFields(index: number, revision = 0): EmployeeFields {
+  return {
+    name: { first_name: 'Ada', last_name: `Peeters ${index}` },
+    driver_skills: ['C', 'CE'],
+    skills: ['nl', 'fr'],
+    start_location: { name: 'Depot Gent', address_line: 'Dok Noord 1', city: 'Gent', zip_code: '9000', country_code: 'BE' },
+    labels: ['night', `revision-${revision}`],
+    costs: { fixed: 120, per_hour: 31.5, per_km: 0.42 },
+  };
+}
+
+/** Business ids sort like their index, so that pages follow insertion order. */
+export function employeeKey(prefix: string, index: number): string {
+  return `${prefix}-${String(index).padStart(6, '0')}`;
+}
+
+/**
+ * Employee `index` of a tenant stored as put() leaves it once the relay has published its event (no
+ * outbox): the plain document the baselines write, and what seeds a collection in bulk.
+ */
+export function storedEmployee(tenant: string, key: string, index: number): VersionedDocument<EmployeeFields> {
+  const at = new Date();
+  return { _id: documentId(tenant, key), tenant, key, version: 1, body: employeeFields(index), created_at: at, updated_at: at };
+}
+
+/** Employees in a versioned collection as the employees service keeps them, under any name and service. */
+export function versionedEmployees(
+  db: Db,
+  options: { name: string; service: string; locks: DocumentLocks; onWrite?: () => void },
+): VersionedCollection<EmployeeFields> {
+  return createVersionedCollection<EmployeeFields>(db, {
+    ...options,
+    entity: 'employee',
+    eventData: (resource) => ({ business_id: resource.key, ...resource.body, version: resource.version }),
+    deletedEventData: (_tenant, key) => ({ business_id: key }),
+  });
+}

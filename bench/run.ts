@@ -1,0 +1,43 @@
+// npm run bench [-- <name> …]: runs the benches (all, or the named ones) against the run's servers
+// (MONGO_URL / NATS_URL when set, else a FerretDB and a nats-server started for the run) and prints
+// one Markdown table per bench, each case next to its baseline. See bench/README.md.
+import { cpus } from 'node:os';
+import { describeServers, startRunServers } from '@rm/testkit';
+import { eventPathBench } from './event-path.bench.ts';
+import { httpBench } from './http.bench.ts';
+import { openBenchContext, type Bench } from './lib/bench.ts';
+import { msSince } from './lib/stats.ts';
+import { writePathBench } from './write-path.bench.ts';
+
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench];
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));
+if (unknown.length > 0) {
+  console.error(`unknown bench ${unknown.join(', ')}; known: ${BENCHES.map((bench) => bench.name).join(', ')}`);
+  process.exit(2);
+}
+const selected = requested.length === 0 ? BENCHES : BENCHES.filter((bench) => requested.includes(bench.name));
+
+const servers = await startRunServers();
+process.once('SIGINT', () => void servers.stop().finally(() => process.exit(130)));
+try {
+  const cpu = cpus();
+  console.log(`command: node bench/run.ts ${requested.join(' ')}`.trimEnd());
+  console.log(`date: ${new Date().toISOString()}`);
+  console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, node ${process.version}`);
+  console.log(`servers: ${await describeServers(servers)}${servers.fromEnvironment ? ' (from MONGO_URL / NATS_URL)' : ' (started for this run)'}`);
+  const context = await openBenchContext(servers, process.env.BENCH_LOG_LEVEL);
+  try {
+    for (const bench of selected) {
+      const start = process.hrtime.bigint();
+      console.log(`\n## ${bench.name}`);
+      await bench.run(context);
+      console.log(`\n(${bench.name} took ${(msSince(start) / 1000).toFixed(1)} s)`);
+    }
+  } finally {
+    await context.close();
+  }
+} finally {
+  await servers.stop();
+}
