@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import { OUTBOX_FIELD, type OutboxEntry, type OutboxSource, type PendingEvents } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
 
@@ -23,23 +23,18 @@ export function createOutboxStore(db: Db, options: OutboxStoreOptions): OutboxSo
   // `outbox.id` rather than `outbox`, so that the sparse outbox_pending index serves the query.
   const waiting = { [`${OUTBOX_FIELD}.id`]: { $exists: true } } as Filter<OutboxDocument>;
 
-  /** Removes the field once nothing waits; the `$size: 0` guard keeps an entry pushed meanwhile. */
-  async function unsetIfEmpty(collection: Collection<OutboxDocument>, id: string): Promise<void> {
-    await collection.updateOne(
-      { _id: id, [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>,
-      { $unset: { [OUTBOX_FIELD]: '' } },
-    );
-  }
-
   return {
     async recover() {
-      // A crash between the last pop and the $unset leaves `outbox: []`, which the sweep cannot see.
+      // Relays racing over one document can leave `outbox: []` behind, which the sweep's index
+      // does not see; harmless, but the field should exist only while events wait.
+      const empty = { [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>;
       for (const name of collections) {
         const collection = collectionOf(name);
-        const emptied = await collection
-          .find({ [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>, { projection: { _id: 1 } })
-          .toArray();
-        for (const { _id } of emptied) await locks.exclusive(_id, () => unsetIfEmpty(collection, _id));
+        const emptied = await collection.find(empty, { projection: { _id: 1 } }).toArray();
+        for (const { _id } of emptied) {
+          // the $size guard keeps an event that a write added meanwhile
+          await locks.exclusive(_id, () => collection.updateOne({ ...empty, _id }, { $unset: { [OUTBOX_FIELD]: '' } }));
+        }
       }
     },
 
@@ -53,18 +48,23 @@ export function createOutboxStore(db: Db, options: OutboxStoreOptions): OutboxSo
       }
     },
 
-    markPublished({ collection: name, documentId }, eventId) {
+    markPublished({ collection: name, documentId, events }, eventId) {
       const collection = collectionOf(name);
+      const head = { _id: documentId, [`${OUTBOX_FIELD}.0.id`]: eventId };
       // Under the document's lock: FerretDB rewrites whole documents, so a concurrent write of the
       // same document in this process could otherwise lose the event it adds.
       return locks.exclusive(documentId, async () => {
-        // $pop of the head, guarded by its id (another relay may have popped it already); a
+        if (events.at(-1)?.id === eventId) {
+          // The last event we saw: one write removes it with the field, unless a write added another.
+          const { matchedCount } = await collection.updateOne(
+            { ...head, [OUTBOX_FIELD]: { $size: 1 } } as Filter<OutboxDocument>,
+            { $unset: { [OUTBOX_FIELD]: '' } },
+          );
+          if (matchedCount === 1) return;
+        }
+        // $pop of the head, guarded by its id (another relay may have cleared it already); a
         // conditional $pull would read better, but FerretDB ignores it.
-        await collection.updateOne(
-          { _id: documentId, [`${OUTBOX_FIELD}.0.id`]: eventId } as Filter<OutboxDocument>,
-          { $pop: { [OUTBOX_FIELD]: -1 } } as never,
-        );
-        await unsetIfEmpty(collection, documentId);
+        await collection.updateOne(head as Filter<OutboxDocument>, { $pop: { [OUTBOX_FIELD]: -1 } } as never);
       });
     },
   };

@@ -64,7 +64,15 @@ describe('outbox store', () => {
     expect(stored).toMatchObject({ version: 2, body: { text: 'b' } });
   });
 
-  it('recovers an outbox left empty by a crash between clearing and removing the field', async () => {
+  it('keeps an event written after the relay read the document, when clearing the last one it saw', async () => {
+    await notes.put('t', 'n4', { text: 'a' });
+    const seen = await pendingOf('t/n4');
+    await notes.put('t', 'n4', { text: 'b' });
+    await outbox.markPublished(seen!, seen!.events[0]!.id);
+    expect((await pendingOf('t/n4'))?.events.map((event) => event.version)).toEqual([2]);
+  });
+
+  it('recovers an outbox left empty, removing the field', async () => {
     await mongo.db.collection('notes').insertOne({ _id: 't/crashed', tenant: 't', key: 'crashed', version: 1, outbox: [] } as never);
     await outbox.recover();
     expect(await mongo.db.collection('notes').findOne({ _id: 't/crashed' as never })).not.toHaveProperty('outbox');
