@@ -39,6 +39,25 @@ describe('outbox relay killed between the publish and the clearing of the outbox
     await widgets.declareIndexes();
   });
 
+  /** A durable consumer of `on` that records every delivery it handles (not idempotent, on purpose). */
+  async function startRecordingConsumer(on: string, durablePrefix: string) {
+    const durable = uniqueName(durablePrefix);
+    const handled = handledLog(mongo.db, durable);
+    const runner = createConsumerRunner({
+      js: jetstream(nats.nc),
+      db: mongo.db,
+      stream: on,
+      durable,
+      logger: silentLogger(),
+      maxDeliver: 5,
+      nakDelaysMs: [50],
+      handle: async (event, { deliveryCount }) => void (await handled.record(event, deliveryCount)),
+    });
+    runners.push(runner);
+    await runner.start();
+    return { durable, handled };
+  }
+
   afterAll(async () => {
     await Promise.all(runners.map((runner) => runner.stop()));
     await Promise.all(streams.map((name) => jsm.streams.delete(name)));
@@ -48,20 +67,7 @@ describe('outbox relay killed between the publish and the clearing of the outbox
 
   it("a write's event reaches a durable consumer exactly once in effect", async () => {
     const js = jetstream(nats.nc);
-    const durable = uniqueName('crash_consumer');
-    const handled = handledLog(mongo.db, durable);
-    const runner = createConsumerRunner({
-      js,
-      db: mongo.db,
-      stream,
-      durable,
-      logger: silentLogger(),
-      maxDeliver: 5,
-      nakDelaysMs: [50],
-      handle: async (event, { deliveryCount }) => void (await handled.record(event, deliveryCount)),
-    });
-    runners.push(runner);
-    await runner.start();
+    const { durable, handled } = await startRecordingConsumer(stream, 'crash_consumer');
 
     await widgets.write('tenant-a', 'w1', { color: 'red' });
     const [stored] = await widgets.collection.find().toArray();
@@ -98,20 +104,7 @@ describe('outbox relay killed between the publish and the clearing of the outbox
     const windowService = uniqueName('window').toLowerCase();
     const windowStream = (await declareServiceStream(jsm, windowService)).config.name;
     streams.push(windowStream);
-    const durable = uniqueName('window_consumer');
-    const handled = handledLog(mongo.db, durable);
-    const runner = createConsumerRunner({
-      js,
-      db: mongo.db,
-      stream: windowStream,
-      durable,
-      logger: silentLogger(),
-      maxDeliver: 5,
-      nakDelaysMs: [50],
-      handle: async (event, { deliveryCount }) => void (await handled.record(event, deliveryCount)),
-    });
-    runners.push(runner);
-    await runner.start();
+    const { durable, handled } = await startRecordingConsumer(windowStream, 'window_consumer');
     const { subject, event } = widgetEvent(windowService, 'w1', 1, 'created');
     await publishEvent(js, subject, event);
     await waitFor('the consumer to settle', async () => (await handled.count()) === 1 && consumerSettled(jsm, windowStream, durable)());

@@ -1,19 +1,9 @@
-import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { testServers, uniqueName } from '@rm/testkit';
+import { findFreePort, testServers, uniqueName } from '@rm/testkit';
 import { DatabaseUnavailableError, connectMongo } from '../src/index.js';
 
 const logger = pino({ level: 'silent' });
-
-/** A port that nothing listens on: taken and released again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('connectMongo', () => {
   it('connects to the named database of a reachable server', async () => {
@@ -28,7 +18,8 @@ describe('connectMongo', () => {
   });
 
   it('retries, then gives up with a 503 error that names the host but not the credentials', async () => {
-    const port = await closedPort();
+    // free a moment ago, so nothing listens there
+    const port = await findFreePort();
     const attempt = connectMongo({
       url: `mongodb://user:secret@127.0.0.1:${port}/`,
       dbName: 'x',

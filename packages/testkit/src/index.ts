@@ -9,4 +9,5 @@ export { connectTestMongo, type TestMongo } from './test-mongo.js';
 export { connectTestNats, type TestNats } from './test-nats.js';
 export { startRunServers, type RunServers } from './run-servers.js';
 export { testServers, type TestServerUrls } from './test-servers.js';
+export { findFreePort } from './free-port.js';
 export { uniqueName } from './unique-name.js';

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestIssuer, testServers, uniqueName } from '@rm/testkit';
+import { createTestIssuer, findFreePort, testServers, uniqueName } from '@rm/testkit';
 
 // The built entry point, as `npm start` and the container run it.
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -21,14 +20,6 @@ function run(env: Record<string, string>): { child: ChildProcess; output: () => 
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   return { child, output: () => output };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function statusOf(url: string): Promise<number> {
@@ -49,7 +40,7 @@ describe('main', () => {
   it('starts against the real servers, answers its probes, and shuts down cleanly on SIGTERM', async () => {
     const issuer = await createTestIssuer();
     const jwks = await issuer.serveJwks();
-    const port = await freePort();
+    const port = await findFreePort();
     const origin = `http://127.0.0.1:${port}`;
     const { child, output } = run({
       HOST: '127.0.0.1',
