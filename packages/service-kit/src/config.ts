@@ -113,6 +113,8 @@ export function serviceConfigSpec(defaults: ServiceConfigDefaults) {
     MONGO_URL: { type: 'url', protocols: ['mongodb:', 'mongodb+srv:'], required: true },
     MONGO_DB: { type: 'string', default: defaults.MONGO_DB, pattern: /^[A-Za-z0-9_-]{1,63}$/, hint: 'a database name of 1 to 63 letters, digits, _ or -' },
     NATS_URL: { type: 'url', protocols: ['nats:', 'tls:', 'ws:', 'wss:'], required: true },
+    /** Copies of each stream the service declares: 3 on a 3-node NATS cluster, so none is lost with a node. */
+    NATS_STREAM_REPLICAS: { type: 'int', min: 1, max: 5, default: 1 },
     AUTH_JWKS_URL: { type: 'url', protocols: ['https:', 'http:'], required: true },
     AUTH_ISSUER: { type: 'string', required: true },
     AUTH_AUDIENCE: { type: 'string', required: true },

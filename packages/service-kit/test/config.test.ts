@@ -21,6 +21,14 @@ function problemsOf(run: () => unknown): readonly string[] {
 }
 
 describe('readConfig', () => {
+  it('reads the stream replica count and refuses one a NATS cluster cannot have', () => {
+    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' });
+    expect(readConfig(spec, { ...validEnv, NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
+    expect(problemsOf(() => readConfig(spec, { ...validEnv, NATS_STREAM_REPLICAS: '7' }))).toEqual([
+      expect.stringMatching(/^NATS_STREAM_REPLICAS must be an integer from 1 to 5/),
+    ]);
+  });
+
   it('returns one frozen, typed object with the defaults filled in', () => {
     const config = readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), validEnv);
     expect(config).toMatchObject({
@@ -32,6 +40,7 @@ describe('readConfig', () => {
       BODY_LIMIT_BYTES: 1_048_576,
       SHUTDOWN_GRACE_MS: 10_000,
       NATS_URL: 'nats://127.0.0.1:4222',
+      NATS_STREAM_REPLICAS: 1,
     });
     expect(Object.isFrozen(config)).toBe(true);
     const port: number = config.PORT;

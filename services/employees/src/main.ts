@@ -21,7 +21,7 @@ async function main(config: EmployeesConfig): Promise<void> {
   const mongo = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB, logger, appName: SERVICE_NAME });
   const nc = await connectNats({ servers: config.NATS_URL, name: SERVICE_NAME, logger });
   const jsm = await jetstreamManager(nc);
-  await declareServiceStream(jsm, SERVICE_NAME);
+  await declareServiceStream(jsm, SERVICE_NAME, { replicas: config.NATS_STREAM_REPLICAS });
 
   const locks = createDocumentLocks();
   const relay = createOutboxRelay({
