@@ -1,3 +1,5 @@
+import { MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
+
 /** Errors of the store. `statusCode` lets the HTTP layer answer them as they are (below 500: shown). */
 export class StoreError extends Error {
   readonly code: string;
@@ -39,6 +41,26 @@ export class ConcurrentWriteError extends StoreError {
 export class DatabaseUnavailableError extends StoreError {
   constructor(message: string, options?: ErrorOptions) {
     super('RM_STORE_UNAVAILABLE', 503, message, options);
+  }
+}
+
+/** The database cannot be reached (network, no server selectable, client closed): worth a retry. */
+export function isOutage(error: unknown): boolean {
+  return (
+    error instanceof MongoNetworkError ||
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoTopologyClosedError
+  );
+}
+
+/** Runs a database call; an outage becomes a DatabaseUnavailableError (503) instead of a bare driver error. */
+export async function orUnavailable<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isOutage(error)) throw new DatabaseUnavailableError('The database cannot be reached right now; retry later', { cause: error });
+    throw error;
   }
 }
 

@@ -7,6 +7,7 @@ import {
   PreconditionFailedError,
   ResourceNotFoundError,
   isDuplicateKeyError,
+  orUnavailable,
 } from './errors.js';
 import { declareIndexes } from './indexes.js';
 import type { DocumentLocks } from './document-locks.js';
@@ -120,7 +121,7 @@ export function createVersionedCollection<Body>(
 
   function put(tenant: string, key: string, body: Body, options: { ifMatch?: IfMatch } = {}) {
     const _id = documentId(tenant, key);
-    return locks.exclusive(_id, () => putOnce(_id, tenant, key, body, options.ifMatch));
+    return orUnavailable(() => locks.exclusive(_id, () => putOnce(_id, tenant, key, body, options.ifMatch)));
   }
 
   /** Across processes the version filter of the update decides which writer wins (MongoDB). */
@@ -170,7 +171,7 @@ export function createVersionedCollection<Body>(
 
   function remove(tenant: string, key: string, options: { ifMatch?: IfMatch } = {}) {
     const _id = documentId(tenant, key);
-    return locks.exclusive(_id, () => removeOnce(_id, tenant, key, options.ifMatch));
+    return orUnavailable(() => locks.exclusive(_id, () => removeOnce(_id, tenant, key, options.ifMatch)));
   }
 
   async function removeOnce(_id: string, tenant: string, key: string, ifMatch: IfMatch | undefined) {
@@ -193,7 +194,9 @@ export function createVersionedCollection<Body>(
   }
 
   async function get(tenant: string, key: string): Promise<Resource<Body> | null> {
-    const document = await collection.findOne({ _id: documentId(tenant, key) } as Filter<VersionedDocument<Body>>);
+    const document = await orUnavailable(() =>
+      collection.findOne({ _id: documentId(tenant, key) } as Filter<VersionedDocument<Body>>),
+    );
     return document === null || document.deleted ? null : toResource(document);
   }
 
@@ -203,11 +206,13 @@ export function createVersionedCollection<Body>(
       : 'after' in bound ? { $gt: bound.after }
       : 'from' in bound ? { $gte: bound.from }
       : { $lt: bound.before };
-    const found = await collection
-      .find({ tenant, deleted: { $exists: false }, ...(range ? { key: range } : {}) } as Filter<VersionedDocument<Body>>)
-      .sort({ key: descending ? -1 : 1 })
-      .limit(limit)
-      .toArray();
+    const found = await orUnavailable(() =>
+      collection
+        .find({ tenant, deleted: { $exists: false }, ...(range ? { key: range } : {}) } as Filter<VersionedDocument<Body>>)
+        .sort({ key: descending ? -1 : 1 })
+        .limit(limit)
+        .toArray(),
+    );
     return found.map(toResource);
   }
 

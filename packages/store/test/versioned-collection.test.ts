@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTestMongo, testServers } from '@rm/testkit';
+import { connectTestMongo, findFreePort, testServers } from '@rm/testkit';
 import { MongoClient } from 'mongodb';
 import {
   ConcurrentWriteError,
+  DatabaseUnavailableError,
   createDocumentLocks,
   PreconditionFailedError,
   ResourceNotFoundError,
@@ -228,5 +229,30 @@ describe('list', () => {
 
   it('sees nothing of another tenant', async () => {
     expect(await widgets.list('paging-other', { bound: undefined, descending: false, limit: 10 })).toEqual([]);
+  });
+});
+
+describe('a database outage', () => {
+  it('turns every operation into a 503 DatabaseUnavailableError instead of a driver error', async () => {
+    // free a moment ago, so no server answers there
+    const unreachable = new MongoClient(`mongodb://127.0.0.1:${await findFreePort()}/`, { serverSelectionTimeoutMS: 200 });
+    const lost = createVersionedCollection<Widget>(unreachable.db('gone'), {
+      name: 'widgets', service: 'things', entity: 'widget',
+      eventData: () => ({}), deletedEventData: () => ({}), locks: createDocumentLocks(),
+    });
+    try {
+      for (const operation of [
+        () => lost.get('t1', 'w'),
+        () => lost.list('t1', { bound: undefined, descending: false, limit: 10 }),
+        () => lost.put('t1', 'w', { colour: 'red' }),
+        () => lost.remove('t1', 'w'),
+      ]) {
+        const failure = operation();
+        await expect(failure).rejects.toBeInstanceOf(DatabaseUnavailableError);
+        await expect(failure).rejects.toMatchObject({ statusCode: 503 });
+      }
+    } finally {
+      await unreachable.close();
+    }
   });
 });

@@ -17,8 +17,10 @@ export interface EmployeesHarness {
 }
 
 /** The real app over a fresh database of the real MongoDB-compatible server, with a local key set. */
-export async function startEmployeesApp(options: { locks?: DocumentLocks; onWrite?: () => void } = {}): Promise<EmployeesHarness> {
-  const mongo = await connectTestMongo('employees');
+export async function startEmployeesApp(
+  options: { locks?: DocumentLocks; onWrite?: () => void; mongoUrl?: string } = {},
+): Promise<EmployeesHarness> {
+  const mongo = await connectTestMongo('employees', { url: options.mongoUrl });
   const issuer = await createTestIssuer();
   let writes = 0;
   const app = buildApp({
