@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { connectTestMongo, connectTestNats, uniqueName, type TestMongo, type TestNats } from '@rm/testkit';
+import { connectTestMongo, connectTestNats, uniqueName, waitFor, type TestMongo, type TestNats } from '@rm/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CONSUMED_VERSIONS_COLLECTION,
@@ -9,7 +9,7 @@ import {
   type ConsumerRunner,
   type EventHandler,
 } from '../src/index.js';
-import { consumerSettled, handledLog, publishEvent, readDeadLetter, silentLogger, waitFor, widgetEvent } from './helpers.js';
+import { consumerSettled, handledLog, publishEvent, readDeadLetter, silentLogger, widgetEvent } from './helpers.js';
 
 describe('consumer runner', () => {
   let mongo: TestMongo;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsumerInfo, JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { eventSubject, OUTBOX_FIELD, type EventEnvelope } from '@rm/contracts';
 import { createOutboxStore, createVersionedCollection, type DocumentLocks } from '@rm/store';
@@ -9,17 +8,6 @@ import { DEAD_LETTER_STREAM, deadLetterSubject, type DeadLetterRecord } from '..
 
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
-}
-
-/** Polls until `check` returns something other than undefined/false; fails with `what` after the timeout. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const result = await check();
-    if (result !== undefined && result !== false) return result;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 /** An event of the `widget` entity of `service`, valid against the envelope contract. */

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createDocumentLocks } from '@rm/store';
-import { connectTestMongo, startNatsServer, uniqueName, type NatsServerHandle, type TestMongo } from '@rm/testkit';
+import { connectTestMongo, startNatsServer, uniqueName, waitFor, type NatsServerHandle, type TestMongo } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectNats,
@@ -12,7 +12,7 @@ import {
   type ConsumerRunner,
   type OutboxRelay,
 } from '../src/index.js';
-import { consumerSettled, silentLogger, waitFor, widgetStore } from './helpers.js';
+import { consumerSettled, silentLogger, widgetStore } from './helpers.js';
 
 const WRITES = 200;
 const STOP_AT = 60;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { OUTBOX_FIELD } from '@rm/contracts';
 import { createDocumentLocks } from '@rm/store';
-import { connectTestMongo, connectTestNats, testServers, uniqueName, type TestMongo, type TestNats } from '@rm/testkit';
+import { connectTestMongo, connectTestNats, testServers, uniqueName, waitFor, type TestMongo, type TestNats } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CONSUMED_VERSIONS_COLLECTION,
@@ -13,7 +13,7 @@ import {
   declareServiceStream,
   type ConsumerRunner,
 } from '../src/index.js';
-import { consumerSettled, handledLog, publishEvent, silentLogger, waitFor, widgetEvent, widgetStore } from './helpers.js';
+import { consumerSettled, handledLog, publishEvent, silentLogger, widgetEvent, widgetStore } from './helpers.js';
 
 const CRASHING_RELAY = fileURLToPath(new URL('./fixtures/crashing-relay.fixture.ts', import.meta.url));
 

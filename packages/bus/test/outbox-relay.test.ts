@@ -1,10 +1,10 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { OUTBOX_FIELD, type EventEnvelope } from '@rm/contracts';
 import { createDocumentLocks } from '@rm/store';
-import { connectTestMongo, connectTestNats, uniqueName, type TestMongo, type TestNats } from '@rm/testkit';
+import { connectTestMongo, connectTestNats, uniqueName, waitFor, type TestMongo, type TestNats } from '@rm/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboxRelay, declareServiceStream, type OutboxRelay } from '../src/index.js';
-import { silentLogger, waitFor, widgetStore } from './helpers.js';
+import { silentLogger, widgetStore } from './helpers.js';
 
 describe('outbox relay', () => {
   let mongo: TestMongo;

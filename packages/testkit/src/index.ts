@@ -11,3 +11,4 @@ export { startRunServers, type RunServers } from './run-servers.js';
 export { testServers, type TestServerUrls } from './test-servers.js';
 export { findFreePort } from './free-port.js';
 export { uniqueName } from './unique-name.js';
+export { waitFor } from './wait-for.js';

@@ -1,11 +1,10 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@rm/contracts';
 import { createConsumerRunner, createOutboxRelay, declareServiceStream, type ConsumerRunner, type OutboxRelay } from '@rm/bus';
 import { createLogger } from '@rm/service-kit';
 import { createDocumentLocks, createOutboxStore } from '@rm/store';
-import { connectTestNats, uniqueName, type TestNats } from '@rm/testkit';
+import { connectTestNats, uniqueName, waitFor, type TestNats } from '@rm/testkit';
 import { EMPLOYEES_STREAM, SERVICE_NAME } from '../src/events.js';
 import { EMPLOYEES_COLLECTION } from '../src/store/employee-repository.js';
 import { BASE, employeeBody, json, startEmployeesApp, type EmployeesHarness } from './helpers.js';
@@ -58,13 +57,11 @@ afterAll(async () => {
   await nats?.close();
 });
 
-async function eventsOf(entityId: string, count: number): Promise<EventEnvelope[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const events = received.filter((event) => event.entity_id === entityId);
-    if (events.length >= count || Date.now() > deadline) return events;
-    await sleep(25);
-  }
+const eventsOf = (entityId: string) => received.filter((event) => event.entity_id === entityId);
+
+/** The events of the entity once `count` of them have arrived. */
+function arrivedEventsOf(entityId: string, count: number): Promise<EventEnvelope[]> {
+  return waitFor(`${count} events of ${entityId}`, async () => eventsOf(entityId).length >= count && eventsOf(entityId));
 }
 
 describe('employee events', () => {
@@ -76,7 +73,7 @@ describe('employee events', () => {
     const updated = json(await put(employeeBody({ labels: ['day'] })));
     await harness.app.inject({ method: 'DELETE', url: `${BASE}/employee/emp-ev`, headers });
 
-    const events = await eventsOf('emp-ev', 3);
+    const events = await arrivedEventsOf('emp-ev', 3);
     expect(events.map((event) => [event.type, event.version])).toEqual([
       ['employee.created', 1],
       ['employee.updated', 2],
@@ -100,20 +97,16 @@ describe('employee events', () => {
     });
     expect(refused.statusCode).toBe(400);
     await harness.app.inject({ method: 'PUT', url: `${BASE}/employee/emp-after`, headers, payload: employeeBody() });
-    expect(await eventsOf('emp-after', 1)).toHaveLength(1);
+    expect(await arrivedEventsOf('emp-after', 1)).toHaveLength(1);
     // Events live only inside written documents: a refused write leaves neither.
     expect(await harness.mongo.db.collection(EMPLOYEES_COLLECTION).countDocuments({ key: 'emp-refused' })).toBe(0);
-    expect(received.filter((event) => event.entity_id === 'emp-refused')).toEqual([]);
+    expect(eventsOf('emp-refused')).toEqual([]);
   });
 
   it('leaves no event waiting in the outbox once published', async () => {
-    await eventsOf('emp-after', 1);
-    const deadline = Date.now() + 10_000;
-    let waiting = Infinity;
-    while (Date.now() < deadline && waiting > 0) {
-      waiting = await harness.mongo.db.collection(EMPLOYEES_COLLECTION).countDocuments({ outbox: { $exists: true } });
-      await sleep(25);
-    }
-    expect(waiting).toBe(0);
+    await arrivedEventsOf('emp-after', 1);
+    const waiting = () => harness.mongo.db.collection(EMPLOYEES_COLLECTION).countDocuments({ outbox: { $exists: true } });
+    await waitFor('the outbox to be empty', async () => (await waiting()) === 0);
+    expect(await waiting()).toBe(0);
   });
 });

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestIssuer, findFreePort, testServers, uniqueName } from '@rm/testkit';
+import { createTestIssuer, findFreePort, testServers, uniqueName, waitFor } from '@rm/testkit';
 
 // The built entry point, as `npm start` and the container run it.
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -54,8 +53,7 @@ describe('main', () => {
       CURSOR_SECRET: 'main-test-cursor-secret-of-32-characters',
     });
     try {
-      const deadline = Date.now() + 20_000;
-      while ((await statusOf(`${origin}/readyz`)) !== 200 && Date.now() < deadline) await sleep(100);
+      await waitFor('the service to be ready', async () => (await statusOf(`${origin}/readyz`)) === 200, 20_000);
       expect(await statusOf(`${origin}/readyz`)).toBe(200);
       expect(await statusOf(`${origin}/healthz`)).toBe(200);
 
