@@ -10,9 +10,14 @@ export interface HttpProblemOptions {
   detail: string;
   code: string;
   violations?: Violation[];
+  /** Extension members of the body (RFC 9457 §3.2), such as the id of a conflicting resource. */
+  extensions?: Record<string, unknown>;
   headers?: Record<string, string>;
   cause?: unknown;
 }
+
+/** Members with a meaning of their own (RFC 9457 §3.1, DESIGN §3); an extension never replaces them. */
+const STANDARD_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'instance', 'violations']);
 
 /**
  * An error that is an HTTP answer: thrown anywhere in a request, the error handler sends it as
@@ -24,10 +29,11 @@ export class HttpProblem extends Error {
   readonly detail: string;
   readonly code: string;
   readonly violations: Violation[] | undefined;
+  readonly extensions: Record<string, unknown>;
   /** Extra response headers, such as `WWW-Authenticate`. */
   readonly headers: Record<string, string>;
 
-  constructor({ status, title, detail, code, violations, headers = {}, cause }: HttpProblemOptions) {
+  constructor({ status, title, detail, code, violations, extensions = {}, headers = {}, cause }: HttpProblemOptions) {
     super(detail, { cause });
     this.name = new.target.name;
     this.statusCode = status;
@@ -35,11 +41,12 @@ export class HttpProblem extends Error {
     this.detail = detail;
     this.code = code;
     this.violations = violations;
+    this.extensions = Object.fromEntries(Object.entries(extensions).filter(([name]) => !STANDARD_MEMBERS.has(name)));
     this.headers = headers;
   }
 
-  toProblem(): Problem {
-    const problem: Problem = { title: this.title, status: this.statusCode, detail: this.detail };
+  toProblem(): Problem & Record<string, unknown> {
+    const problem: Problem & Record<string, unknown> = { title: this.title, status: this.statusCode, detail: this.detail, ...this.extensions };
     if (this.violations !== undefined) problem.violations = this.violations;
     return problem;
   }
@@ -58,9 +65,10 @@ export class NotFound extends HttpProblem {
   }
 }
 
+/** 409; `extensions` name what it conflicts with, like `{ conflicting_id }` (DESIGN §8). */
 export class Conflict extends HttpProblem {
-  constructor(detail: string) {
-    super({ status: 409, title: 'Conflict', detail, code: 'RM_CONFLICT' });
+  constructor(detail: string, extensions?: Record<string, unknown>) {
+    super({ status: 409, title: 'Conflict', detail, code: 'RM_CONFLICT', extensions });
   }
 }
 
@@ -87,7 +95,7 @@ export class ServiceUnavailable extends HttpProblem {
 export interface ProblemResponse {
   status: number;
   headers: Record<string, string>;
-  body: Problem | undefined;
+  body: (Problem & Record<string, unknown>) | undefined;
   /** A fault of ours, not of the request: log it with its stack. */
   unexpected: boolean;
 }

@@ -31,6 +31,11 @@ describe('errors, request ids and logs', () => {
         const { kind } = request.params as { kind: string };
         if (kind === 'missing') throw new NotFound("employee 'e1' does not exist");
         if (kind === 'stale') throw new PreconditionFailed('If-Match does not match W/"3"');
+        if (kind === 'overlap-with-id') {
+          // Extension members may not replace the members every problem has.
+          const extensions = { conflicting_id: 'a-1', title: 'OK', status: 200, detail: 'fine', type: 'about:blank', instance: '/x', violations: [] };
+          throw new Conflict('availability overlaps a-1', extensions);
+        }
         throw new Conflict('availability overlaps 0190b3c4-7a1e-7c2f-9d4e-123456789abc');
       });
       app.get('/log-headers', async (request) => {
@@ -75,6 +80,13 @@ describe('errors, request ids and logs', () => {
     const response = await service.app.inject({ url: `${BASE_PATH}/problems/${kind}`, headers });
     expect(response.statusCode).toBe(status);
     expect(response.json()).toEqual({ title, status, detail });
+  });
+
+  it('adds extension members to a problem without letting them replace title, status, detail or violations', async () => {
+    const response = await service.app.inject({ url: `${BASE_PATH}/problems/overlap-with-id`, headers });
+    expect(response.statusCode).toBe(409);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toEqual({ title: 'Conflict', status: 409, detail: 'availability overlaps a-1', conflicting_id: 'a-1' });
   });
 
   it('answers unknown routes with a problem+json 404', async () => {
