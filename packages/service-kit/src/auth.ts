@@ -1,5 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { decodeCanonicalBase64url } from './base64url.js';
 import { ServiceUnavailable, Unauthorized } from './errors.js';
 
 /** Who is calling: every query is scoped by `tenant` (DESIGN §4). */
@@ -63,6 +64,12 @@ export function createTokenVerifier({
   const keys = keySet(jwksUrl, jwks);
 
   return async function verifyToken(token) {
+    // A token is taken only as the issuer spelled it: jose's decoder, like Node's, would also read
+    // padded or otherwise respelled parts as the same bytes.
+    const parts = token.split('.');
+    if (parts.length !== 3 || !parts.every((part) => decodeCanonicalBase64url(part) !== undefined)) {
+      throw new InvalidTokenError('malformed token');
+    }
     let payload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -106,7 +113,8 @@ function verificationFailure(error: unknown): Error {
   return new ServiceUnavailable('The signing keys of the token issuer cannot be read right now.', { cause: error });
 }
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** Any credentials after the scheme: a malformed one is an invalid token, not a missing one. */
+const BEARER = /^Bearer +(\S.*?) *$/i;
 
 export interface AuthenticateOptions {
   realm?: string;

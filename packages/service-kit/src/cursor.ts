@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { decodeCanonicalBase64url } from './base64url.js';
 import { ValidationProblem } from './errors.js';
 
 export type CursorPayload = Record<string, unknown>;
@@ -11,7 +12,8 @@ export interface CursorCodec {
 
 /**
  * Opaque, tamper-checked cursors: base64url(JSON) '.' base64url(HMAC-SHA256). The payload is not
- * secret, only unforgeable, so a caller cannot steer a query with a hand-made cursor.
+ * secret, only unforgeable, so a caller cannot steer a query with a hand-made cursor. A cursor is
+ * accepted only spelled exactly as we issued it: each part canonical base64url.
  */
 export function createCursorCodec(secret: string): CursorCodec {
   const sign = (data: string) => createHmac('sha256', secret).update(data).digest();
@@ -24,12 +26,14 @@ export function createCursorCodec(secret: string): CursorCodec {
     decode(cursor) {
       const [data, signature, ...rest] = cursor.split('.');
       if (data === undefined || signature === undefined || rest.length > 0) return invalidCursor();
+      const json = decodeCanonicalBase64url(data);
+      const given = decodeCanonicalBase64url(signature);
+      if (json === undefined || given === undefined) return invalidCursor();
       const expected = sign(data);
-      const given = Buffer.from(signature, 'base64url');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalidCursor();
       let payload: unknown;
       try {
-        payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8'));
+        payload = JSON.parse(json.toString('utf8'));
       } catch {
         return invalidCursor();
       }

@@ -61,6 +61,32 @@ describe('authentication', () => {
     expect(response.headers['www-authenticate']).toBe(`${CHALLENGE}, error="invalid_token", error_description="malformed token"`);
   });
 
+  /** The same bytes in another spelling: the last character's unused low bit set (Node's decoder ignores it). */
+  function withTrailingBitSet(part: string): string {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    return `${part.slice(0, -1)}${alphabet[alphabet.indexOf(part.at(-1) ?? '') ^ 1]}`;
+  }
+
+  it.each([
+    ['padding after the signature', (token: string) => `${token}==`],
+    ['a ! after the signature', (token: string) => `${token}!`],
+    ['a space inside', (token: string) => `${token.slice(0, 20)} ${token.slice(20)}`],
+    ['padding after the header', (token: string) => token.replace('.', '=.')],
+    ['padding after the payload', (token: string) => token.replace(/\.([^.]*)$/, '=.$1')],
+    ['a signature spelled with unused bits set', withTrailingBitSet],
+    ['standard base64 characters in the signature', (token: string) => {
+      const [header, payload, signature = ''] = token.split('.');
+      return `${header}.${payload}.${Buffer.from(signature, 'base64url').toString('base64').replace(/=+$/, '')}`;
+    }],
+    ['four parts', (token: string) => `${token}.AAAA`],
+  ])('answers 401 invalid_token "malformed token" for a token with %s', async (_case, respell) => {
+    const token = await service.issuer.mint({ tenant: 'tenant-a' });
+    const response = await ping(`Bearer ${respell(token)}`);
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe(`${CHALLENGE}, error="invalid_token", error_description="malformed token"`);
+    expect(response.body).toBe('');
+  });
+
   it('leaves the health probes open', async () => {
     const response = await service.app.inject({ url: '/healthz' });
     expect(response.statusCode).toBe(200);
