@@ -23,6 +23,8 @@ export interface ServerProcessOptions {
   port: number;
   /** Throw-away directories to remove if the server outlives this process. */
   removeWhenOrphaned?: string[];
+  /** Commands (command and arguments) to run after the server stopped, if it outlived this process. */
+  runWhenOrphaned?: string[][];
 }
 
 /**
@@ -30,7 +32,10 @@ export interface ServerProcessOptions {
  * ends, and resolves once the server's port accepts connections.
  */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
-  const supervisorOptions = JSON.stringify({ removeWhenOrphaned: options.removeWhenOrphaned ?? [] });
+  const supervisorOptions = JSON.stringify({
+    removeWhenOrphaned: options.removeWhenOrphaned ?? [],
+    runWhenOrphaned: options.runWhenOrphaned ?? [],
+  });
   const child = spawn(
     process.execPath,
     ['-e', SUPERVISOR_SOURCE, supervisorOptions, options.command, ...options.args],
