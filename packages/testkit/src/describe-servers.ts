@@ -1,17 +1,28 @@
 import { connect } from '@nats-io/transport-node';
 import { MongoClient } from 'mongodb';
 import type { TestServerUrls } from './test-servers.js';
+import { hostOf } from './url-host.js';
+
+export interface DescribedServers extends TestServerUrls {
+  /** What the MongoDB-compatible server keeps its data in, when it was started for the run. */
+  mongoBackend?: string | undefined;
+}
 
 /**
  * One line naming the servers a run uses, asked from the servers themselves, e.g.
- * "FerretDB v1.24.2 (MongoDB 7.0.42 wire) at 127.0.0.1:27099; nats-server 2.12.8 with JetStream at 127.0.0.1:4299".
+ * "FerretDB v1.24.2 (MongoDB 7.0.42 wire) on PostgreSQL 15.20 (database rm_test_…) at 127.0.0.1:27099;
+ * nats-server 2.12.8 with JetStream at 127.0.0.1:4299". FerretDB does not say which backend it runs
+ * on: `mongoBackend` does.
  */
-export async function describeServers(urls: TestServerUrls): Promise<string> {
-  const [mongo, nats] = await Promise.all([describeMongo(urls.mongoUrl), describeNats(urls.natsUrl)]);
+export async function describeServers(servers: DescribedServers): Promise<string> {
+  const [mongo, nats] = await Promise.all([
+    describeMongo(servers.mongoUrl, servers.mongoBackend),
+    describeNats(servers.natsUrl),
+  ]);
   return `${mongo}; ${nats}`;
 }
 
-async function describeMongo(url: string): Promise<string> {
+async function describeMongo(url: string, backend: string | undefined): Promise<string> {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
   try {
     const info = await client.db('admin').command({ buildInfo: 1 });
@@ -20,7 +31,7 @@ async function describeMongo(url: string): Promise<string> {
       typeof info.ferretdbVersion === 'string'
         ? `FerretDB ${info.ferretdbVersion} (MongoDB ${info.version} wire)`
         : `MongoDB ${info.version}`;
-    return `${server} at ${hostOf(url)}`;
+    return `${server}${backend === undefined ? '' : ` on ${backend}`} at ${hostOf(url)}`;
   } finally {
     await client.close();
   }
@@ -33,14 +44,5 @@ async function describeNats(url: string): Promise<string> {
     return `nats-server ${nc.info?.version ?? 'of unknown version'} ${jetStream} at ${hostOf(url)}`;
   } finally {
     await nc.close();
-  }
-}
-
-/** host:port of a URL, leaving out credentials and options. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url.replace(/^[a-z+]+:\/\/([^@/]*@)?/i, '').split('/')[0] ?? url;
   }
 }

@@ -1,5 +1,5 @@
 export { defaultServersDir, loadTestkitConfig, type TestkitConfig } from './config.js';
-export { describeServers } from './describe-servers.js';
+export { describeServers, type DescribedServers } from './describe-servers.js';
 export { NoServerAvailableError, ServerStartError, TestServersMissingError } from './errors.js';
 export { startMongoServer } from './mongo-server.js';
 export { startNatsServer, type NatsServerOptions } from './nats-server.js';

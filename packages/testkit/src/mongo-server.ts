@@ -1,6 +1,7 @@
 import { loadTestkitConfig, type TestkitConfig } from './config.js';
 import { loadTestcontainers, MONGO_IMAGE, startMongoContainer } from './containers.js';
 import { NoServerAvailableError } from './errors.js';
+import { createFerretdbStorage, type FerretdbStorage } from './ferretdb-storage.js';
 import { findExecutable } from './find-executable.js';
 import { findFreePort } from './free-port.js';
 import type { ServerHandle } from './server-handle.js';
@@ -10,12 +11,13 @@ import { createTempDir } from './temp-dir.js';
 type MongoBinary = { kind: 'mongod' | 'ferretdb'; path: string };
 
 /**
- * Starts a dedicated MongoDB-compatible server: a local `mongod`, else a local `ferretdb`, else a
- * `mongo:7` container when a Docker engine is reachable. Never the MONGO_URL server.
+ * Starts a dedicated MongoDB-compatible server: a local `mongod`, else a local `ferretdb` (on a
+ * PostgreSQL database of its own when RM_POSTGRES_URL answers, else on SQLite), else a `mongo:7`
+ * container when a Docker engine is reachable. Never the MONGO_URL server.
  */
 export async function startMongoServer(config: TestkitConfig = loadTestkitConfig()): Promise<ServerHandle> {
   const binary = await findMongoBinary(config);
-  if (binary !== undefined) return startLocalMongo(binary);
+  if (binary !== undefined) return startLocalMongo(binary, config);
   const testcontainers = await loadTestcontainers();
   if (testcontainers === undefined) {
     throw new NoServerAvailableError(
@@ -44,41 +46,56 @@ export async function findMongoBinary(config: TestkitConfig): Promise<MongoBinar
   return undefined;
 }
 
-async function startLocalMongo(binary: MongoBinary): Promise<ServerHandle> {
+async function startLocalMongo(binary: MongoBinary, config: TestkitConfig): Promise<ServerHandle> {
   const dataDir = await createTempDir(binary.kind);
+  let storage: FerretdbStorage | undefined;
+  const removeData = async () => {
+    try {
+      await storage?.remove();
+    } finally {
+      await dataDir.remove();
+    }
+  };
   try {
     const port = await findFreePort();
-    const args =
-      binary.kind === 'mongod'
-        ? ['--dbpath', dataDir.path, '--port', String(port), '--bind_ip', '127.0.0.1']
-        : [
-            '--handler=sqlite',
-            `--sqlite-url=file:${dataDir.path}/`,
-            `--listen-addr=127.0.0.1:${port}`,
-            // The defaults would collide between instances (debug port 8088), write state into the
-            // working directory, and call a telemetry server.
-            '--debug-addr=-',
-            `--state-dir=${dataDir.path}`,
-            '--telemetry=disable',
-            '--log-level=warn',
-          ];
+    if (binary.kind === 'ferretdb') storage = await createFerretdbStorage(config.postgresUrl, dataDir.path);
     const server = await startServerProcess({
       name: binary.kind,
       command: binary.path,
-      args,
+      args: storage === undefined ? mongodArgs(dataDir.path, port) : ferretdbArgs(storage, dataDir.path, port),
       port,
       removeWhenOrphaned: [dataDir.path],
+      runWhenOrphaned: storage?.runWhenOrphaned ?? [],
     });
+    const on = storage === undefined ? '' : ` on ${storage.description}`;
     return {
       url: `mongodb://127.0.0.1:${port}/`,
-      description: `${binary.kind} (local binary ${binary.path}) on 127.0.0.1:${port}`,
+      description: `${binary.kind} (local binary ${binary.path})${on} at 127.0.0.1:${port}`,
+      backend: storage?.description,
       async stop() {
         await server.stop();
-        await dataDir.remove();
+        await removeData();
       },
     };
   } catch (error) {
-    await dataDir.remove();
+    await removeData();
     throw error;
   }
+}
+
+function mongodArgs(dataDir: string, port: number): string[] {
+  return ['--dbpath', dataDir, '--port', String(port), '--bind_ip', '127.0.0.1'];
+}
+
+function ferretdbArgs(storage: FerretdbStorage, dataDir: string, port: number): string[] {
+  return [
+    ...storage.handlerArgs,
+    `--listen-addr=127.0.0.1:${port}`,
+    // The defaults would collide between instances (debug port 8088), write state into the working
+    // directory, and call a telemetry server.
+    '--debug-addr=-',
+    `--state-dir=${dataDir}`,
+    '--telemetry=disable',
+    '--log-level=warn',
+  ];
 }

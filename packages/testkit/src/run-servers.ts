@@ -5,6 +5,8 @@ import type { ServerHandle } from './server-handle.js';
 import type { TestServerUrls } from './test-servers.js';
 
 export interface RunServers extends TestServerUrls {
+  /** What a FerretDB started for the run keeps its data in (ServerHandle.backend), for describeServers. */
+  mongoBackend: string | undefined;
   /** True when both URLs came from the environment and nothing was started. */
   fromEnvironment: boolean;
   /** Stops the servers that were started for the run. */
@@ -18,9 +20,10 @@ export async function startRunServers(config: TestkitConfig = loadTestkitConfig(
     await Promise.all(started.splice(0).map((server) => server.stop()));
   };
   try {
-    const mongoUrl = config.mongoUrl ?? (await track(started, startMongoServer(config))).url;
+    const mongo: Pick<ServerHandle, 'url' | 'backend'> =
+      config.mongoUrl === undefined ? await track(started, startMongoServer(config)) : { url: config.mongoUrl };
     const natsUrl = config.natsUrl ?? (await track(started, startNatsServer({}, config))).url;
-    return { mongoUrl, natsUrl, fromEnvironment: started.length === 0, stop };
+    return { mongoUrl: mongo.url, mongoBackend: mongo.backend, natsUrl, fromEnvironment: started.length === 0, stop };
   } catch (error) {
     await stop();
     throw error;

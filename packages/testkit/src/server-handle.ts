@@ -1,7 +1,15 @@
 export interface ServerHandle {
   url: string;
-  /** How the server was obtained, e.g. "ferretdb (local binary /…/ferretdb) on 127.0.0.1:40123". */
+  /**
+   * How the server was obtained, e.g.
+   * "ferretdb (local binary /…/ferretdb) on PostgreSQL 15.20 (database rm_test_…) at 127.0.0.1:40123".
+   */
   description: string;
+  /**
+   * What a started FerretDB keeps its data in, since its own answers do not say: "PostgreSQL 15.20
+   * (database rm_test_…)" or "SQLite (…)"; undefined for other servers.
+   */
+  backend?: string;
   /** Stops the server and removes the data it owns. */
   stop(): Promise<void>;
 }

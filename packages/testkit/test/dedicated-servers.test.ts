@@ -100,9 +100,11 @@ describe('a dedicated nats-server', () => {
     expect(await readFirstMessage(nats.url, stream)).toBe('before outage');
   });
 
-  test('describeServers names FerretDB and the nats-server version', async () => {
-    const line = await describeServers({ mongoUrl: mongo.url, natsUrl: nats.url });
-    expect(line).toMatch(/^(FerretDB v\d+\.\d+\.\d+ \(MongoDB \d+\.\d+\.\d+ wire\)|MongoDB \d+\.\d+\.\d+) at 127\.0\.0\.1:\d+;/);
+  test('describeServers names FerretDB with its backend, and the nats-server version', async () => {
+    const line = await describeServers({ mongoUrl: mongo.url, mongoBackend: mongo.backend, natsUrl: nats.url });
+    expect(line).toMatch(
+      /^(FerretDB v\d+\.\d+\.\d+ \(MongoDB \d+\.\d+\.\d+ wire\) on (PostgreSQL|SQLite) .+|MongoDB \d+\.\d+\.\d+) at 127\.0\.0\.1:\d+;/,
+    );
     expect(line).toMatch(/nats-server \d+\.\d+\.\d+ with JetStream at 127\.0\.0\.1:\d+$/);
   });
 });

@@ -13,6 +13,11 @@ describe('server discovery', () => {
     expect(defaultServersDir('/home/someone')).toBe('/home/someone/.cache/resource-management/servers');
   });
 
+  test('reads the PostgreSQL server for FerretDB from RM_POSTGRES_URL, defaulting to the local one', () => {
+    expect(loadTestkitConfig({}).postgresUrl).toBe('postgres://postgres@127.0.0.1:5432/postgres');
+    expect(loadTestkitConfig({ RM_POSTGRES_URL: 'postgres://ci@db:5433/x' }).postgresUrl).toBe('postgres://ci@db:5433/x');
+  });
+
   test('treats empty MONGO_URL and NATS_URL as unset', () => {
     expect(loadTestkitConfig({ MONGO_URL: '', NATS_URL: ' ' })).toMatchObject({
       mongoUrl: undefined,
