@@ -3,6 +3,7 @@ import type { Problem } from '@rm/contracts';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from './ajv.js';
 import { createAuthenticateHook, type TokenVerifier } from './auth.js';
+import { requireDecimalNumbers } from './decimal-numbers.js';
 import { NotFound, PROBLEM_CONTENT_TYPE, problemFromError } from './errors.js';
 import type { ReadinessCheck } from './health.js';
 
@@ -69,9 +70,11 @@ export function createService({
   // Bodies keep their JSON types; query strings, params and headers are text and are coerced.
   const bodyAjv = createAjv({ coerceTypes: false });
   const textAjv = createAjv({ coerceTypes: 'array' });
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(httpPart === 'headers' ? lowerCaseHeaderNames(schema) : schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body') return bodyAjv.compile(schema);
+    const textSchema = httpPart === 'headers' ? lowerCaseHeaderNames(schema) : schema;
+    return requireDecimalNumbers(textAjv.compile(textSchema), textSchema);
+  });
 
   app.setErrorHandler((error, request, reply) => {
     const { status, headers, body, unexpected } = problemFromError(error);

@@ -20,6 +20,20 @@ const Body = {
   },
 } as const;
 
+const ScaleQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    factor: { type: 'number', minimum: 0.5, maximum: 2 },
+    shift: { type: 'number', minimum: -10, maximum: 10 },
+    ids: { type: 'array', maxItems: 5, items: { type: 'integer', minimum: 1 } },
+    count: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+const INTEGER_TEXT = 'must be an integer in decimal digits, like 100';
+const NUMBER_TEXT = 'must be a number in decimal digits, like 2.5';
+
 describe('request validation', () => {
   let service: TestService;
   let headers: { authorization: string };
@@ -32,6 +46,12 @@ describe('request validation', () => {
       app.get('/counted', { schema: { headers: { type: 'object', properties: { 'X-Count': { type: 'integer' } } } } }, async (request) => ({
         count: request.headers['x-count'],
       }));
+      app.get(
+        '/offsets/:offset',
+        { schema: { params: { type: 'object', properties: { offset: { type: 'integer', minimum: -1_000, maximum: 1_000 } } } } },
+        async (request) => request.params,
+      );
+      app.get('/scaled', { schema: { querystring: ScaleQuery } }, async (request) => request.query);
     }, { bodyLimit: 2_048 });
     headers = await service.bearer();
   });
@@ -100,9 +120,59 @@ describe('request validation', () => {
 
     const header = await service.app.inject({ url: `${BASE_PATH}/counted`, headers: { ...headers, 'x-count': 'many' } });
     expect(header.statusCode).toBe(400);
-    expect(header.json().violations).toEqual([{ field: 'x-count', message: 'must be an integer' }]);
+    expect(header.json().violations).toEqual([{ field: 'x-count', message: INTEGER_TEXT }]);
     const coerced = await service.app.inject({ url: `${BASE_PATH}/counted`, headers: { ...headers, 'x-count': '3' } });
     expect(coerced.json()).toEqual({ count: 3 });
+  });
+
+  it.each(['Infinity', '-Infinity', 'NaN', '0x10', '0b11', '0o7', '1e2', '+5', '05', '%205', '5%20', '1.0', '1.', '-5', '%EF%BC%95'])(
+    'refuses limit=%s: query integers are decimal digits only',
+    async (limit) => {
+      const response = await service.app.inject({ url: `${BASE_PATH}/items?limit=${limit}`, headers });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toEqual({
+        title: 'Invalid request',
+        status: 400,
+        detail: 'The request has invalid fields; see violations.',
+        violations: [{ field: 'limit', message: INTEGER_TEXT }],
+      });
+    },
+  );
+
+  it('reports a number not in decimal digits together with the other violations of the part', async () => {
+    const response = await service.app.inject({ url: `${BASE_PATH}/items?limit=1e2&sort=name`, headers });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().violations).toEqual([
+      { field: 'limit', message: INTEGER_TEXT },
+      { field: 'sort', message: 'is not allowed' },
+    ]);
+  });
+
+  it('holds every integer and number of query, path and headers to decimal digits, with a minus sign only where negatives are allowed', async () => {
+    const accepted = await service.app.inject({ url: `${BASE_PATH}/scaled?factor=1.25&shift=-3.5&ids=1&ids=20&count=0`, headers });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json()).toEqual({ factor: 1.25, shift: -3.5, ids: [1, 20], count: 0 });
+    expect((await service.app.inject({ url: `${BASE_PATH}/offsets/-12`, headers })).json()).toEqual({ offset: -12 });
+
+    const refused = await service.app.inject({ url: `${BASE_PATH}/scaled?factor=.5&shift=1e1&ids=1&ids=0x2&count=-0`, headers });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().violations).toEqual([
+      { field: 'factor', message: NUMBER_TEXT },
+      { field: 'shift', message: NUMBER_TEXT },
+      { field: 'ids[1]', message: INTEGER_TEXT },
+      { field: 'count', message: INTEGER_TEXT },
+    ]);
+    const unsafe = await service.app.inject({ url: `${BASE_PATH}/scaled?count=9007199254740993`, headers });
+    expect(unsafe.json().violations).toEqual([{ field: 'count', message: 'must be ≤ 9007199254740991' }]);
+
+    const params = await service.app.inject({ url: `${BASE_PATH}/offsets/-012`, headers });
+    expect(params.statusCode).toBe(400);
+    expect(params.json().violations).toEqual([{ field: 'offset', message: INTEGER_TEXT }]);
+
+    const header = await service.app.inject({ url: `${BASE_PATH}/counted`, headers: { ...headers, 'x-count': '0x3' } });
+    expect(header.statusCode).toBe(400);
+    expect(header.json().violations).toEqual([{ field: 'x-count', message: INTEGER_TEXT }]);
   });
 
   it('answers malformed JSON with a violation on the body', async () => {
