@@ -85,6 +85,13 @@ export class Unauthorized extends HttpProblem {
   }
 }
 
+/** 415; `headers` may say what would have been accepted, like `Accept-Encoding`. */
+export class UnsupportedMediaType extends HttpProblem {
+  constructor(detail: string, headers: Record<string, string> = {}) {
+    super({ status: 415, title: 'Unsupported Media Type', detail, code: 'RM_UNSUPPORTED_MEDIA_TYPE', headers });
+  }
+}
+
 export class ServiceUnavailable extends HttpProblem {
   constructor(detail: string, options: { cause?: unknown } = {}) {
     super({ status: 503, title: 'Service Unavailable', detail, code: 'RM_UNAVAILABLE', cause: options.cause });
@@ -107,11 +114,6 @@ interface ErrorLike {
   validation?: ValidationErrorLike[];
   validationContext?: ValidationPart;
 }
-
-const BODY_SYNTAX_ERRORS: Record<string, string> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: 'is not valid JSON',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'must not be empty',
-};
 
 /**
  * Maps any error to its HTTP answer. Schema violations become a 400 with violations; errors that
@@ -145,8 +147,6 @@ function toHttpProblem(error: unknown): HttpProblem | undefined {
   if (Array.isArray(validation) && validationContext !== undefined) {
     return new ValidationProblem(violationsFromValidation(validation, validationContext));
   }
-  const bodySyntax = typeof code === 'string' ? BODY_SYNTAX_ERRORS[code] : undefined;
-  if (bodySyntax !== undefined) return new ValidationProblem([{ field: 'body', message: bodySyntax }]);
   const status = statusOf(error);
   if (status >= 500) return undefined;
   return new HttpProblem({

@@ -9,6 +9,7 @@ export {
   Conflict,
   PreconditionFailed,
   Unauthorized,
+  UnsupportedMediaType,
   ServiceUnavailable,
   problemFromError,
   PROBLEM_CONTENT_TYPE,

@@ -1,11 +1,12 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifySchema } from 'fastify';
-import type { Problem } from '@rm/contracts';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifySchema } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from './ajv.js';
 import { createAuthenticateHook, type TokenVerifier } from './auth.js';
 import { requireDecimalNumbers } from './decimal-numbers.js';
-import { NotFound, PROBLEM_CONTENT_TYPE, problemFromError } from './errors.js';
+import { NotFound } from './errors.js';
+import { createClientErrorHandler, refuseHostlessAndClosingRequests } from './framework-errors.js';
 import type { ReadinessCheck } from './health.js';
+import { createProblemReplier, sendProblem } from './problem-reply.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,6 +35,8 @@ export interface ServiceOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=@-]{1,128}$/;
+/** Business ids in paths may be 512 characters; longer ones get a 400 from the schema, not a 404. */
+const MAX_PARAM_LENGTH = 2_048;
 
 /**
  * Builds a service's Fastify instance without listening or doing I/O: validation with our ajv
@@ -51,13 +54,18 @@ export function createService({
   trustProxy = true,
   routes,
 }: ServiceOptions): FastifyInstance {
+  const replyWithProblem = createProblemReplier({ bodyLimit, maxParamLength: MAX_PARAM_LENGTH });
   const app = Fastify({
     loggerInstance: logger,
     trustProxy,
     bodyLimit,
     requestTimeout,
-    // Business ids in paths may be 512 characters; longer ones get a 400 from the schema, not a 404.
-    routerOptions: { maxParamLength: 2_048 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors fastify and Node raise outside a route are answered as problems too (framework-errors.ts).
+    frameworkErrors: replyWithProblem,
+    clientErrorHandler: createClientErrorHandler(logger),
+    return503OnClosing: false,
+    http: { requireHostHeader: false },
     // On close, idle keep-alive connections are dropped at once; busy ones close after their
     // response (see the onSend hook below).
     forceCloseConnections: 'idle',
@@ -76,13 +84,7 @@ export function createService({
     return requireDecimalNumbers(textAjv.compile(textSchema), textSchema);
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    const { status, headers, body, unexpected } = problemFromError(error);
-    if (unexpected) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ statusCode: status, code: (error as { code?: unknown }).code }, 'request rejected');
-    reply.code(status).headers(headers);
-    return body === undefined ? reply.send() : sendProblem(reply, body);
-  });
+  app.setErrorHandler(replyWithProblem);
   app.setNotFoundHandler(async (request) => {
     throw new NotFound(`There is no ${request.method} ${request.url.split('?')[0]}`);
   });
@@ -90,6 +92,7 @@ export function createService({
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  refuseHostlessAndClosingRequests(app);
 
   let shuttingDown = false;
   app.decorate('publicBasePath', basePath);
@@ -153,11 +156,6 @@ function lowerCaseHeaderNames(schema: FastifySchema): FastifySchema {
     ...(properties && { properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value])) }),
     ...(required && { required: required.map((name) => name.toLowerCase()) }),
   };
-}
-
-function sendProblem(reply: FastifyReply, body: Problem & Record<string, unknown>): FastifyReply {
-  // Sent as text so that a route's response schema never reshapes an error.
-  return reply.header('Content-Type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
 }
 
 async function withTimeout(work: Promise<void>, milliseconds: number): Promise<void> {

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { createTestIssuer, type TestIssuer } from '@rm/testkit';
@@ -53,4 +54,34 @@ export async function buildTestService(
     logs,
     bearer: async (tenant = 'tenant-a') => ({ authorization: `Bearer ${await issuer.mint({ tenant })}` }),
   };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Writes `text` as is to a listening service and reads the answer until the server closes the
+ * connection: for requests that inject() cannot make (no Host, malformed request lines).
+ */
+export function sendRawHttp(port: number, text: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(parseRawResponse(Buffer.concat(chunks).toString('utf8'))));
+  });
+}
+
+/** Status, lower-cased headers and body of an HTTP/1.1 response with a Content-Length. */
+export function parseRawResponse(text: string): RawResponse {
+  const [head = '', ...rest] = text.split('\r\n\r\n');
+  const [statusLine = '', ...headerLines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
 }
