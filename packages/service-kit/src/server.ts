@@ -6,6 +6,7 @@ import { requireDecimalNumbers } from './decimal-numbers.js';
 import { NotFound } from './errors.js';
 import { createClientErrorHandler, refuseHostlessAndClosingRequests } from './framework-errors.js';
 import type { ReadinessCheck } from './health.js';
+import { acceptStrictJsonBodies } from './json-body.js';
 import { createProblemReplier, sendProblem } from './problem-reply.js';
 
 declare module 'fastify' {
@@ -84,6 +85,7 @@ export function createService({
     return requireDecimalNumbers(textAjv.compile(textSchema), textSchema);
   });
 
+  acceptStrictJsonBodies(app);
   app.setErrorHandler(replyWithProblem);
   app.setNotFoundHandler(async (request) => {
     throw new NotFound(`There is no ${request.method} ${request.url.split('?')[0]}`);

@@ -62,7 +62,7 @@ function pointerSegments(pointer: string): string[] {
 }
 
 /** `['skills', '2', 'name']` → `skills[2].name`; keys that are not plain names go in brackets. */
-function fieldPath(segments: readonly string[]): string {
+export function fieldPath(segments: readonly string[]): string {
   return segments
     .map((segment, index) => {
       if (/^(0|[1-9]\d*)$/.test(segment)) return `[${segment}]`;
