@@ -92,6 +92,13 @@ export class UnsupportedMediaType extends HttpProblem {
   }
 }
 
+/** 405 with the methods the resource takes in `Allow` (RFC 9110 §15.5.6). */
+export class MethodNotAllowed extends HttpProblem {
+  constructor(detail: string, allowed: readonly string[]) {
+    super({ status: 405, title: 'Method Not Allowed', detail, code: 'RM_METHOD_NOT_ALLOWED', headers: { Allow: allowed.join(', ') } });
+  }
+}
+
 export class ServiceUnavailable extends HttpProblem {
   constructor(detail: string, options: { cause?: unknown } = {}) {
     super({ status: 503, title: 'Service Unavailable', detail, code: 'RM_UNAVAILABLE', cause: options.cause });

@@ -7,6 +7,7 @@ export {
   ValidationProblem,
   NotFound,
   Conflict,
+  MethodNotAllowed,
   PreconditionFailed,
   Unauthorized,
   UnsupportedMediaType,

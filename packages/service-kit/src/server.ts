@@ -3,11 +3,12 @@ import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from './ajv.js';
 import { createAuthenticateHook, type TokenVerifier } from './auth.js';
 import { requireDecimalNumbers } from './decimal-numbers.js';
-import { NotFound } from './errors.js';
+import { MethodNotAllowed, NotFound } from './errors.js';
 import { createClientErrorHandler, refuseHostlessAndClosingRequests } from './framework-errors.js';
 import type { ReadinessCheck } from './health.js';
 import { acceptStrictJsonBodies } from './json-body.js';
 import { createProblemReplier, sendProblem } from './problem-reply.js';
+import { createRouteIndex } from './route-index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -87,8 +88,13 @@ export function createService({
 
   acceptStrictJsonBodies(app);
   app.setErrorHandler(replyWithProblem);
+  const routeIndex = createRouteIndex({ maxParamLength: MAX_PARAM_LENGTH });
+  app.addHook('onRoute', routeIndex.record);
   app.setNotFoundHandler(async (request) => {
-    throw new NotFound(`There is no ${request.method} ${request.url.split('?')[0]}`);
+    const path = request.url.split('?')[0];
+    const allowed = routeIndex.allowedMethods(request.url);
+    if (allowed.length > 0) throw new MethodNotAllowed(`${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`, allowed);
+    throw new NotFound(`There is no ${request.method} ${path}`);
   });
 
   app.addHook('onRequest', async (request, reply) => {
