@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /** How one environment variable is read. `required` without a default stops the start when unset. */
 export type VariableSpec =
   | { type: 'string'; required?: boolean; default?: string; pattern?: RegExp; hint?: string }
@@ -6,7 +8,9 @@ export type VariableSpec =
   | { type: 'int'; required?: boolean; default?: number; min?: number; max?: number }
   | { type: 'port'; required?: boolean; default?: number }
   | { type: 'enum'; required?: boolean; default?: string; values: readonly string[] }
-  | { type: 'duration-ms'; required?: boolean; default?: number; min?: number; max?: number };
+  | { type: 'duration-ms'; required?: boolean; default?: number; min?: number; max?: number }
+  /** Comma-separated IP addresses and CIDR ranges, like `10.0.0.0/8, 192.168.1.7`. */
+  | { type: 'address-list'; required?: boolean; default?: readonly string[] };
 
 /** Variables by their environment name. */
 export type ConfigSpec = Record<string, VariableSpec>;
@@ -15,7 +19,9 @@ type ValueOf<V> = V extends { type: 'enum'; values: readonly (infer E)[] }
   ? E
   : V extends { type: 'int' | 'port' | 'duration-ms' }
     ? number
-    : string;
+    : V extends { type: 'address-list' }
+      ? readonly string[]
+      : string;
 type AlwaysSet<V> = V extends { required: true } ? true : V extends { default: unknown } ? true : false;
 
 /** The typed result: variables that are required or have a default are never undefined. */
@@ -34,14 +40,15 @@ export class ConfigError extends Error {
   }
 }
 
-type Parsed = { value: string | number } | { problem: string };
+type Value = string | number | readonly string[];
+type Parsed = { value: Value } | { problem: string };
 
 /**
  * Reads, checks and freezes the configuration in one go; throws a ConfigError naming every bad
  * variable, not only the first. An empty variable counts as unset.
  */
 export function readConfig<const S extends ConfigSpec>(spec: S, env: Record<string, string | undefined> = process.env): Config<S> {
-  const values: Record<string, string | number | undefined> = {};
+  const values: Record<string, Value | undefined> = {};
   const problems: string[] = [];
   for (const [name, variable] of Object.entries(spec)) {
     const raw = env[name];
@@ -84,7 +91,23 @@ function parseVariable(name: string, variable: VariableSpec, raw: string): Parse
       return parseInteger(name, raw, variable.min, variable.max, 'an integer');
     case 'duration-ms':
       return parseInteger(name, raw, variable.min ?? 0, variable.max, 'a whole number of milliseconds');
+    case 'address-list':
+      return parseAddressList(name, raw);
   }
+}
+
+function parseAddressList(name: string, raw: string): Parsed {
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !isAddressOrRange(entry));
+  if (bad.length === 0) return { value: Object.freeze(entries) };
+  return { problem: `${name} must be a comma-separated list of IP addresses or CIDR ranges like 10.0.0.0/8, got ${bad.map((entry) => `'${entry}'`).join(', ')}` };
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefixLength, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return prefixLength === undefined || (/^(0|[1-9]\d*)$/.test(prefixLength) && Number(prefixLength) <= (version === 4 ? 32 : 128));
 }
 
 function parseInteger(name: string, raw: string, min: number | undefined, max: number | undefined, kind: string): Parsed {
@@ -125,6 +148,11 @@ export function serviceConfigSpec(defaults: ServiceConfigDefaults) {
       pattern: /^(\/[A-Za-z0-9._~-]+)+$/,
       hint: 'a path like /resource-management/v1 (leading slash, no trailing slash)',
     },
+    /**
+     * The proxies whose X-Forwarded-For, -Proto, -Host and -Prefix are believed (the gateway, or
+     * the ingress in front of it): addresses or CIDR ranges of the immediate peer. Empty: nobody.
+     */
+    TRUST_PROXY: { type: 'address-list', default: [] },
     BODY_LIMIT_BYTES: { type: 'int', min: 1_024, max: 100 * 1_048_576, default: 1_048_576 },
     REQUEST_TIMEOUT_MS: { type: 'duration-ms', min: 1_000, default: 30_000 },
     READINESS_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 2_000 },

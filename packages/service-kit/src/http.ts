@@ -49,15 +49,19 @@ export function preferredReturn(header: string | string[] | undefined): ReturnPr
 const PREFIX = /^(\/[A-Za-z0-9._~!$&'()*+;=:@%-]+)+$/;
 
 /**
- * Absolute URI of a resource as the caller sees it: scheme and host from the gateway's
- * `X-Forwarded-Proto`/`X-Forwarded-Host` (fastify's trustProxy), its `X-Forwarded-Prefix`, the
+ * Absolute URI of a resource as the caller sees it: scheme, host and `X-Forwarded-Prefix` from a
+ * trusted proxy (TRUST_PROXY; else the connection's scheme, the Host header and no prefix), the
  * public base path, then `path` (already URL-encoded, like `/employee/e-1`).
  */
 export function resourceUrl(request: FastifyRequest, path: string): string {
-  const forwarded = request.headers['x-forwarded-prefix'];
-  const candidate = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().replace(/\/+$/, '') ?? '';
-  const prefix = PREFIX.test(candidate) ? candidate : '';
+  const prefix = request.server.isTrustedProxy(request.socket.remoteAddress) ? forwardedPrefix(request.headers['x-forwarded-prefix']) : '';
   return `${request.protocol}://${request.host}${prefix}${request.server.publicBasePath}${path}`;
+}
+
+/** The last entry, added by the nearest proxy, as fastify reads X-Forwarded-Proto and -Host. */
+function forwardedPrefix(header: string | string[] | undefined): string {
+  const candidate = [header ?? []].flat().join(',').split(',').at(-1)?.trim().replace(/\/+$/, '') ?? '';
+  return PREFIX.test(candidate) ? candidate : '';
 }
 
 export interface WrittenResource {

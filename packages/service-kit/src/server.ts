@@ -1,3 +1,4 @@
+import proxyAddr from '@fastify/proxy-addr';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifySchema } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from './ajv.js';
@@ -16,6 +17,8 @@ declare module 'fastify' {
     readonly publicBasePath: string;
     /** From now on /readyz answers 503; the graceful shutdown calls it first. */
     markShuttingDown(): void;
+    /** Whether a peer address is one of the configured proxies (TRUST_PROXY). */
+    isTrustedProxy(address: string | undefined): boolean;
   }
 }
 
@@ -30,8 +33,11 @@ export interface ServiceOptions {
   requestTimeout: number;
   /** How long one readiness check may take before it counts as failed. */
   readinessTimeout?: number;
-  /** Which proxies to believe for `X-Forwarded-*`: the gateway in front of the service. */
-  trustProxy?: boolean | string | string[];
+  /**
+   * The proxies whose `X-Forwarded-*` headers are believed, by the address of the immediate peer
+   * (TRUST_PROXY: the gateway, or the ingress in front of it). Default: nobody.
+   */
+  trustProxy?: false | readonly string[];
   /** The service's routes, registered under `basePath` behind authentication. */
   routes: FastifyPluginAsync;
 }
@@ -53,13 +59,15 @@ export function createService({
   bodyLimit,
   requestTimeout,
   readinessTimeout = 2_000,
-  trustProxy = true,
+  trustProxy = false,
   routes,
 }: ServiceOptions): FastifyInstance {
+  // One trust function for fastify (request.ip, .protocol, .host) and for X-Forwarded-Prefix.
+  const trustsPeer = proxyAddr.compile(trustProxy === false ? [] : [...trustProxy]);
   const replyWithProblem = createProblemReplier({ bodyLimit, maxParamLength: MAX_PARAM_LENGTH });
   const app = Fastify({
     loggerInstance: logger,
-    trustProxy,
+    trustProxy: trustsPeer,
     bodyLimit,
     requestTimeout,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -104,6 +112,7 @@ export function createService({
 
   let shuttingDown = false;
   app.decorate('publicBasePath', basePath);
+  app.decorate('isTrustedProxy', (address: string | undefined) => address !== undefined && trustsPeer(address, 0));
   app.decorate('markShuttingDown', () => {
     shuttingDown = true;
   });

@@ -29,6 +29,30 @@ describe('readConfig', () => {
     ]);
   });
 
+  it('reads TRUST_PROXY as a list of addresses and CIDR ranges, empty when unset', () => {
+    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' });
+    expect(readConfig(spec, validEnv).TRUST_PROXY).toEqual([]);
+    expect(readConfig(spec, { ...validEnv, TRUST_PROXY: ' ' }).TRUST_PROXY).toEqual([]);
+    const trusted: readonly string[] = readConfig(spec, { ...validEnv, TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1 , fd00::/8' }).TRUST_PROXY;
+    expect(trusted).toEqual(['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8']);
+    expect(Object.isFrozen(trusted)).toBe(true);
+  });
+
+  it.each([
+    ['a host name', '10.0.0.1,gateway.local', "'gateway.local'"],
+    ['a prefix too long for IPv4', '10.0.0.0/33', "'10.0.0.0/33'"],
+    ['a prefix too long for IPv6', 'fd00::/129', "'fd00::/129'"],
+    ['an address out of range', '300.1.1.1', "'300.1.1.1'"],
+    ['a netmask instead of a prefix', '10.0.0.0/255.0.0.0', "'10.0.0.0/255.0.0.0'"],
+    ['a named range', 'loopback', "'loopback'"],
+    ['an empty entry and two slashes', '10.0.0.1,,10.0.0.0/8/1', "'', '10.0.0.0/8/1'"],
+  ])('refuses TRUST_PROXY with %s, naming each bad entry', (_case, value, named) => {
+    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' });
+    expect(problemsOf(() => readConfig(spec, { ...validEnv, TRUST_PROXY: value }))).toEqual([
+      `TRUST_PROXY must be a comma-separated list of IP addresses or CIDR ranges like 10.0.0.0/8, got ${named}`,
+    ]);
+  });
+
   it('returns one frozen, typed object with the defaults filled in', () => {
     const config = readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), validEnv);
     expect(config).toMatchObject({

@@ -33,7 +33,7 @@ export interface TestService {
 /** A real service with `routes`, verifying tokens of a test issuer and logging into memory. */
 export async function buildTestService(
   routes: FastifyPluginAsync = async () => {},
-  options: { readiness?: Record<string, ReadinessCheck>; bodyLimit?: number; issuer?: TestIssuer } = {},
+  options: { readiness?: Record<string, ReadinessCheck>; bodyLimit?: number; issuer?: TestIssuer; trustProxy?: readonly string[] } = {},
 ): Promise<TestService> {
   const issuer = options.issuer ?? (await createTestIssuer());
   const logs = logCapture();
@@ -45,6 +45,7 @@ export async function buildTestService(
     bodyLimit: options.bodyLimit ?? 1_048_576,
     requestTimeout: 30_000,
     readinessTimeout: 500,
+    ...(options.trustProxy && { trustProxy: options.trustProxy }),
     routes,
   });
   await app.ready();

@@ -42,6 +42,61 @@ describe('preferredReturn', () => {
   });
 });
 
+const FORWARDED = {
+  'x-forwarded-for': '203.0.113.9',
+  'x-forwarded-proto': 'https',
+  'x-forwarded-host': 'api.example.com',
+  'x-forwarded-prefix': '/gateway/',
+};
+
+describe('forwarded headers with TRUST_PROXY', () => {
+  let service: TestService;
+  let headers: { authorization: string };
+
+  beforeAll(async () => {
+    service = await buildTestService(
+      async (app) => {
+        app.put('/employee/:id', async (request, reply) => {
+          const { id } = request.params as { id: string };
+          return replyWritten(reply, { status: 201, body: { ip: request.ip }, version: 1, location: resourceUrl(request, `/employee/${id}`) });
+        });
+      },
+      { trustProxy: ['10.0.0.0/8', '2001:db8::/32'] },
+    );
+    headers = await service.bearer();
+  });
+  afterAll(() => service.app.close());
+
+  const put = (remoteAddress: string) =>
+    service.app.inject({ method: 'PUT', url: `${BASE_PATH}/employee/e-7`, remoteAddress, headers: { ...headers, host: 'service.internal:3001', ...FORWARDED } });
+
+  it.each(['10.1.2.3', '2001:db8::7'])('believes a trusted proxy at %s: scheme, host, prefix and client address', async (peer) => {
+    const response = await put(peer);
+    expect(response.headers.location).toBe(`https://api.example.com/gateway${BASE_PATH}/employee/e-7`);
+    expect(response.json()).toEqual({ ip: '203.0.113.9' });
+  });
+
+  it('takes the last X-Forwarded-Prefix, the one the trusted proxy added, and drops one that is not a path', async () => {
+    const location = async (prefix: string) =>
+      (
+        await service.app.inject({
+          method: 'PUT',
+          url: `${BASE_PATH}/employee/e-7`,
+          remoteAddress: '10.1.2.3',
+          headers: { ...headers, host: 'service.internal:3001', 'x-forwarded-prefix': prefix },
+        })
+      ).headers.location;
+    expect(await location('/spoofed, /gateway')).toBe(`http://service.internal:3001/gateway${BASE_PATH}/employee/e-7`);
+    expect(await location('//evil.example')).toBe(`http://service.internal:3001${BASE_PATH}/employee/e-7`);
+  });
+
+  it.each(['192.168.1.10', '127.0.0.1', '2001:db9::7'])('ignores the forwarded headers of %s, which is not a trusted proxy', async (peer) => {
+    const response = await put(peer);
+    expect(response.headers.location).toBe(`http://service.internal:3001${BASE_PATH}/employee/e-7`);
+    expect(response.json()).toEqual({ ip: peer });
+  });
+});
+
 describe('write responses', () => {
   let service: TestService;
   let headers: { authorization: string };
@@ -86,13 +141,13 @@ describe('write responses', () => {
     }
   });
 
-  it('builds Location from the forwarded scheme, host and prefix', async () => {
+  it('ignores X-Forwarded-* by default: Location comes from the Host header and the connection', async () => {
     const response = await service.app.inject({
       method: 'PUT',
       url: `${BASE_PATH}/employee/e-7`,
-      headers: { ...headers, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com', 'x-forwarded-prefix': '/gateway/' },
+      headers: { ...headers, host: 'service.internal:3001', ...FORWARDED },
     });
-    expect(response.headers.location).toBe(`https://api.example.com/gateway${BASE_PATH}/employee/e-7`);
+    expect(response.headers.location).toBe(`http://service.internal:3001${BASE_PATH}/employee/e-7`);
   });
 
   it('answers a malformed If-Match with a 400 naming it', async () => {
