@@ -3,12 +3,28 @@ import { Type, type Static } from '@sinclair/typebox';
 /** Business ids are chosen by the caller and need no URL encoding (spec: Common types). */
 export const BUSINESS_ID_PATTERN = '^[a-zA-Z0-9.~\\-_]{1,512}$';
 
-export const BusinessId = Type.String({ pattern: BUSINESS_ID_PATTERN, minLength: 1, maxLength: 512 });
-export const GeneratedId = Type.String({ format: 'uuid' });
-export const DateTime = Type.String({ format: 'date-time', maxLength: 64 });
+export const BusinessId = Type.String({
+  pattern: BUSINESS_ID_PATTERN,
+  minLength: 1,
+  maxLength: 512,
+  description: 'Chosen by the caller: 1 to 512 characters from a-z, A-Z, 0-9 and . ~ - _ (none needs URL encoding).',
+});
+export const GeneratedId = Type.String({ format: 'uuid', description: 'A UUID the service generated.' });
+export const DateTime = Type.String({
+  format: 'date-time',
+  maxLength: 64,
+  description: 'An RFC 3339 date-time with an offset (Z or ±hh:mm), at most 64 characters; returned in UTC.',
+});
 /** ISO 8601 duration in weeks, days, hours, minutes, seconds (DESIGN §8); the `duration` format is ours. */
-export const Duration = Type.String({ format: 'duration', maxLength: 64 });
-export const Version = Type.Integer({ minimum: 1 });
+export const Duration = Type.String({
+  format: 'duration',
+  maxLength: 64,
+  description: 'An ISO 8601 duration in weeks, days, hours, minutes and seconds, like PT8H or P1DT30M (no years or months); at most 64 characters.',
+});
+export const Version = Type.Integer({
+  minimum: 1,
+  description: 'The entity version: 1 when created, one more with every write; the ETag is W/"<version>".',
+});
 
 export const Violation = Type.Object({
   field: Type.String(),
@@ -28,9 +44,9 @@ export const Problem = Type.Object({
 export type Problem = Static<typeof Problem>;
 
 export const Cursors = Type.Object({
-  self: Type.Optional(Type.String()),
-  next: Type.Optional(Type.String()),
-  prev: Type.Optional(Type.String()),
+  self: Type.Optional(Type.String({ description: 'Reads this page again; absent when it has no items. At most 2048 characters.' })),
+  next: Type.Optional(Type.String({ description: 'Reads the next page; absent on the last. At most 2048 characters.' })),
+  prev: Type.Optional(Type.String({ description: 'Reads the previous page; absent on the first. At most 2048 characters.' })),
 });
 export type Cursors = Static<typeof Cursors>;
 
@@ -41,8 +57,21 @@ export const MAX_PAGE_SIZE = 1000;
 /** Query of every cursor-paged list (field reference: Paging). */
 export const PageQuery = Type.Object(
   {
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'A cursor from `cursors` of an earlier page, as it was given: 1 to 2048 characters. Absent: the first page.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        default: DEFAULT_PAGE_SIZE,
+        description: `Page size: 1 to ${MAX_PAGE_SIZE} items, default ${DEFAULT_PAGE_SIZE}, in decimal digits.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );

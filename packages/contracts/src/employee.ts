@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { BusinessId, Cursors, Version } from './common.js';
 import { Costs, HomeBaseRef, NamedAddress, ReadOnly, StringList } from './shapes.js';
 
-const nullableName = Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()]));
+const nullableName = Type.Optional(Type.Union([Type.String({ maxLength: 200, description: 'At most 200 characters.' }), Type.Null()]));
 
 const employeeFields = {
   name: Type.Optional(
@@ -22,8 +22,10 @@ const employeeFields = {
   route_settings: Type.Optional(
     Type.Object(
       {
-        driving_speed_factor: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2 })),
-        max_stops_per_shift: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+        driving_speed_factor: Type.Optional(
+          Type.Number({ minimum: 0.5, maximum: 2, description: 'Multiplies the planned driving times: 0.5 to 2.' }),
+        ),
+        max_stops_per_shift: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'A whole number from 1 to 10,000.' })),
       },
       { additionalProperties: false },
     ),
@@ -43,7 +45,10 @@ export type EmployeeFields = Static<typeof EmployeeFields>;
 export const Employee = Type.Object({ business_id: BusinessId, ...employeeFields, version: Version });
 export type Employee = Static<typeof Employee>;
 
-export const EmployeePage = Type.Object({ employees: Type.Array(Employee), cursors: Cursors });
+export const EmployeePage = Type.Object({
+  employees: Type.Array(Employee, { description: 'At most `limit` employees (1 to 1000, default 100).' }),
+  cursors: Cursors,
+});
 export type EmployeePage = Static<typeof EmployeePage>;
 
 export const EmployeeParams = Type.Object({ employee_id: BusinessId }, { additionalProperties: false });

@@ -3,47 +3,53 @@ import { BusinessId } from './common.js';
 
 /** Field shapes shared by several resources (field reference: Common shapes). */
 
-const text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
+const text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, description });
 
 /** Read-only fields of a response may come back in a request (GET, edit, PUT): accepted and ignored. */
 export const ReadOnly = Type.Unknown({ description: 'read-only: ignored in requests' });
 
 /** Labels, skills and the like: no duplicates, no empty strings, at most 100 of at most 200 characters. */
-export const StringList = Type.Array(text(200), { maxItems: 100, uniqueItems: true });
+export const StringList = Type.Array(text(200, '1 to 200 characters.'), {
+  maxItems: 100,
+  uniqueItems: true,
+  description: 'At most 100 different strings of 1 to 200 characters each.',
+});
 
 export const GeoPoint = Type.Object(
   {
-    latitude: Type.Number({ minimum: -90, maximum: 90 }),
-    longitude: Type.Number({ minimum: -180, maximum: 180 }),
+    latitude: Type.Number({ minimum: -90, maximum: 90, description: 'Degrees, -90 to 90.' }),
+    longitude: Type.Number({ minimum: -180, maximum: 180, description: 'Degrees, -180 to 180.' }),
     resolved: Type.Optional(ReadOnly),
   },
   { additionalProperties: false },
 );
 
+const LOCATION_NAME = 'Names the location; co-located entities are matched by it. 1 to 200 characters.';
+
 const addressFields = {
-  address_line: Type.Optional(text(500)),
-  city: Type.Optional(text(200)),
-  zip_code: Type.Optional(text(32)),
+  address_line: Type.Optional(text(500, 'Street, house number, bus and the like: 1 to 500 characters.')),
+  city: Type.Optional(text(200, '1 to 200 characters.')),
+  zip_code: Type.Optional(text(32, '1 to 32 characters.')),
   /** ISO 3166-1 alpha-2; that it names a real country is a domain rule. */
-  country_code: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  country_code: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code of an assigned country: two capital letters, like NL.' })),
   geo_point: Type.Optional(GeoPoint),
 };
 
 /** Address information (city, zip code, country) or a geo point: which one is there is a domain rule. */
 export const Address = Type.Object(
-  { name: Type.Optional(text(200)), ...addressFields },
+  { name: Type.Optional(text(200, LOCATION_NAME)), ...addressFields },
   { additionalProperties: false },
 );
 export type Address = Static<typeof Address>;
 
 /** An address that locates co-located entities by its `name`, which is therefore required. */
-export const NamedAddress = Type.Object({ name: text(200), ...addressFields }, { additionalProperties: false });
+export const NamedAddress = Type.Object({ name: text(200, LOCATION_NAME), ...addressFields }, { additionalProperties: false });
 export type NamedAddress = Static<typeof NamedAddress>;
 
 export const HomeBaseRef = Type.Object({ business_id: BusinessId }, { additionalProperties: false });
 export type HomeBaseRef = Static<typeof HomeBaseRef>;
 
-const money = Type.Number({ minimum: 0, maximum: 1_000_000_000 });
+const money = Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'From 0 to 1,000,000,000, rounded to 4 decimals.' });
 
 /** Rounded to 4 decimals on the way in (spec: cost rounding precision of 4). */
 export const Costs = Type.Object(
