@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestIssuer, type TestIssuer } from '@rm/testkit';
 import { createTokenVerifier, InvalidTokenError, ServiceUnavailable } from '../src/index.js';
-import { BASE_PATH, buildTestService, type TestService } from './helpers.js';
+import { BASE_PATH, buildTestService, withTrailingBitSet, type TestService } from './helpers.js';
 
 const CHALLENGE = 'Bearer realm="resource-management"';
 
@@ -60,12 +60,6 @@ describe('authentication', () => {
     expect(response.statusCode).toBe(401);
     expect(response.headers['www-authenticate']).toBe(`${CHALLENGE}, error="invalid_token", error_description="malformed token"`);
   });
-
-  /** The same bytes in another spelling: the last character's unused low bit set (Node's decoder ignores it). */
-  function withTrailingBitSet(part: string): string {
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-    return `${part.slice(0, -1)}${alphabet[alphabet.indexOf(part.at(-1) ?? '') ^ 1]}`;
-  }
 
   it.each([
     ['padding after the signature', (token: string) => `${token}==`],

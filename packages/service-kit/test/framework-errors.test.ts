@@ -1,6 +1,7 @@
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_PATH, buildTestService, parseRawResponse, sendRawHttp, type TestService } from './helpers.js';
+import { waitFor } from '@rm/testkit';
+import { BASE_PATH, buildTestService, deferred, openRawConnection, sendRawHttp, type TestService } from './helpers.js';
 
 const PROBLEM_JSON = /^application\/problem\+json/;
 
@@ -112,66 +113,40 @@ describe('errors raised by fastify and node before a handler runs', () => {
     it('answers a request that did not arrive in time with a 408 problem', async () => {
       // Node checks request deadlines every 30 s and then raises clientError; raise it at once.
       const accepted = new Promise<Socket>((resolve) => service.app.server.once('connection', resolve));
-      const client = connect(port, '127.0.0.1');
-      const received = new Promise<string>((resolve) => {
-        const chunks: Buffer[] = [];
-        client.on('data', (chunk: Buffer) => chunks.push(chunk));
-        client.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      });
-      client.write('GET /healthz HTTP/1.1\r\nHost: a\r\n');
-      const socket = await accepted;
-      service.app.server.emit('clientError', Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
-      const response = parseRawResponse(await received);
-      expect(response.status).toBe(408);
-      expect(response.headers['content-type']).toMatch(PROBLEM_JSON);
-      expect(JSON.parse(response.body)).toEqual({ title: 'Request Timeout', status: 408, detail: 'The request did not arrive in time.' });
+      const client = openRawConnection(port);
+      client.socket.write('GET /healthz HTTP/1.1\r\nHost: a\r\n');
+      service.app.server.emit('clientError', Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), await accepted);
+      const [response] = await client.responses;
+      expect(response?.status).toBe(408);
+      expect(response?.headers['content-type']).toMatch(PROBLEM_JSON);
+      expect(JSON.parse(response?.body ?? '')).toEqual({ title: 'Request Timeout', status: 408, detail: 'The request did not arrive in time.' });
     });
   });
 });
 
 describe('requests that arrive while the service closes', () => {
   it('are answered with a 503 problem', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
+    const closing = deferred();
+    // Runs after the service's own preClose hooks, which are the root's.
+    const { app } = await buildTestService(async (api) => {
+      api.addHook('preClose', async () => closing.resolve());
     });
-    let entered!: () => void;
-    const inFlight = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    const { app, bearer } = await buildTestService(async (api) => {
-      api.get('/slow', async () => {
-        entered();
-        await released;
-        return { done: true };
-      });
-    });
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
-    const slow = fetch(`${address}${BASE_PATH}/slow`, { headers: await bearer() });
-    await inFlight;
-
-    // A connection with a request under way is not idle, so closing leaves it open.
+    // A connection in the middle of a request is not idle, so closing leaves it open.
     const accepted = new Promise<Socket>((resolve) => app.server.once('connection', resolve));
-    const client = connect(port, '127.0.0.1');
-    const received = new Promise<string>((resolve) => {
-      const chunks: Buffer[] = [];
-      client.on('data', (chunk: Buffer) => chunks.push(chunk));
-      client.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
-    client.write('GET /healthz HTTP/1.1\r\nHost: a\r\n');
-    await accepted;
-    // As the graceful shutdown does; it makes the in-flight response close its connection.
-    app.markShuttingDown();
+    const client = openRawConnection(port);
+    client.socket.write('GET /healthz HTTP/1.1\r\nHost: a\r\n');
+    const serverSide = await accepted;
+    await waitFor('the server to read the first half of the request', async () => serverSide.bytesRead > 0);
     const closed = app.close();
-    client.write('\r\n');
-    const response = parseRawResponse(await received);
-    expect(response.status).toBe(503);
-    expect(response.headers['content-type']).toMatch(PROBLEM_JSON);
-    expect(JSON.parse(response.body)).toEqual({ title: 'Service Unavailable', status: 503, detail: 'The service is shutting down.' });
+    await closing.promise;
+    client.socket.write('\r\n');
 
-    release();
-    expect((await slow).status).toBe(200);
+    const [response] = await client.responses;
+    expect(response?.status).toBe(503);
+    expect(response?.headers['content-type']).toMatch(PROBLEM_JSON);
+    expect(JSON.parse(response?.body ?? '')).toEqual({ title: 'Service Unavailable', status: 503, detail: 'The service is shutting down.' });
     await closed;
   });
 });

@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { createTestIssuer, type TestIssuer } from '@rm/testkit';
@@ -64,25 +64,56 @@ export interface RawResponse {
 }
 
 /**
- * Writes `text` as is to a listening service and reads the answer until the server closes the
- * connection: for requests that inject() cannot make (no Host, malformed request lines).
+ * A connection to a listening service; `responses` are all it answered, read until the server
+ * closes the connection.
  */
-export function sendRawHttp(port: number, text: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+export function openRawConnection(port: number): { socket: Socket; responses: Promise<RawResponse[]> } {
+  const socket = connect(port, '127.0.0.1');
+  const responses = new Promise<RawResponse[]>((resolve, reject) => {
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
-    socket.on('close', () => resolve(parseRawResponse(Buffer.concat(chunks).toString('utf8'))));
+    socket.on('close', () => resolve(parseRawResponses(Buffer.concat(chunks))));
   });
+  return { socket, responses };
 }
 
-/** Status, lower-cased headers and body of an HTTP/1.1 response with a Content-Length. */
-export function parseRawResponse(text: string): RawResponse {
-  const [head = '', ...rest] = text.split('\r\n\r\n');
-  const [statusLine = '', ...headerLines] = head.split('\r\n');
-  const headers = Object.fromEntries(
-    headerLines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-  );
-  return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
+/** Writes `text` as is, for requests that inject() cannot make (no Host, malformed request lines). */
+export async function sendRawHttp(port: number, text: string): Promise<RawResponse> {
+  const { socket, responses } = openRawConnection(port);
+  socket.end(text);
+  const [response] = await responses;
+  if (response === undefined) throw new Error('the server closed the connection without answering');
+  return response;
+}
+
+/** Status, lower-cased headers and body of each HTTP/1.1 response, all with a Content-Length. */
+function parseRawResponses(bytes: Buffer): RawResponse[] {
+  const responses: RawResponse[] = [];
+  for (let rest = bytes; rest.length > 0; ) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    const [statusLine = '', ...headerLines] = rest.subarray(0, headEnd).toString('latin1').split('\r\n');
+    const headers = Object.fromEntries(
+      headerLines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
+    const bodyEnd = headEnd + 4 + Number(headers['content-length'] ?? 0);
+    responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: rest.subarray(headEnd + 4, bodyEnd).toString('utf8') });
+    rest = rest.subarray(bodyEnd);
+  }
+  return responses;
+}
+
+/** A promise and the function that resolves it, to hold a request or a step until a test lets it go. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+/** The same bytes spelled another way: the last character's unused low bit set, which Node's decoder ignores. */
+export function withTrailingBitSet(base64url: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  return `${base64url.slice(0, -1)}${alphabet[alphabet.indexOf(base64url.at(-1) ?? '') ^ 1]}`;
 }

@@ -3,16 +3,9 @@ import type { Collection, Filter } from 'mongodb';
 import { connectTestMongo, type TestMongo } from '@rm/testkit';
 import { PageQuery } from '@rm/contracts';
 import { createCursorCodec, isStringKey, paginate, ValidationProblem, type KeysetQuery } from '../src/index.js';
-import { BASE_PATH, buildTestService, type TestService } from './helpers.js';
+import { BASE_PATH, buildTestService, withTrailingBitSet, type TestService } from './helpers.js';
 
 const codec = createCursorCodec('a-test-secret-that-is-long-enough-1234');
-
-/** The same bytes in another spelling: the last character's unused low bit set (Node's decoder ignores it). */
-function withTrailingBitSet(part: string): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  const last = alphabet.indexOf(part.at(-1) ?? '');
-  return `${part.slice(0, -1)}${alphabet[last ^ 1]}`;
-}
 
 describe('createCursorCodec', () => {
   it('round-trips a payload', () => {

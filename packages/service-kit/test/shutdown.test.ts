@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { installGracefulShutdown } from '../src/index.js';
-import { BASE_PATH, buildTestService } from './helpers.js';
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
+import { BASE_PATH, buildTestService, deferred } from './helpers.js';
 
 describe('installGracefulShutdown', () => {
   it('stops being ready, lets the in-flight request finish, then runs the steps in order', async () => {
