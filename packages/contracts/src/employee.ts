@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BusinessId, Cursors, Version } from './common.js';
+import { entityEvents } from './events.js';
 import { Costs, HomeBaseRef, NamedAddress, ReadOnly, StringList } from './shapes.js';
 
 const nullableName = Type.Optional(Type.Union([Type.String({ maxLength: 200, description: 'At most 200 characters.' }), Type.Null()]));
@@ -42,8 +43,11 @@ export const EmployeeBody = Type.Object(
 export const EmployeeFields = Type.Object(employeeFields, { additionalProperties: false });
 export type EmployeeFields = Static<typeof EmployeeFields>;
 
-export const Employee = Type.Object({ business_id: BusinessId, ...employeeFields, version: Version });
+export const Employee = Type.Object({ business_id: BusinessId, ...employeeFields, version: Version }, { additionalProperties: false });
 export type Employee = Static<typeof Employee>;
+
+/** `employee.created`, `.updated` and `.deleted` on `rm.employees.<tenant>.employee.*`: data is the employee as GET shows it. */
+export const EMPLOYEE_EVENTS = entityEvents('employees', 'employee', Employee);
 
 export const EmployeePage = Type.Object({
   employees: Type.Array(Employee, { description: 'At most `limit` employees (1 to 1000, default 100).' }),

@@ -1,54 +1,60 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { TenantId } from './tenant.js';
 
 /**
- * Envelope of every event (DESIGN §5). `id` is also the `Nats-Msg-Id`; `data` is the whole new
- * state, or the key for a delete. `version` is the entity version the event brings it to.
+ * Envelope of every event (DESIGN §5). `id` is also the `Nats-Msg-Id`; `version` is the entity
+ * version the event brings it to; `data` is the entity's state after a create or update, and the
+ * state it had when removed for a delete (see EntityEvents).
  */
 export const EventEnvelope = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  type: Type.String({ pattern: '^[a-z][a-z0-9-]*\\.[a-z][a-z0-9-]*$' }),
-  tenant: Type.String({ minLength: 1 }),
-  entity_id: Type.String({ minLength: 1 }),
+  type: Type.String({ pattern: '^[a-z][a-z0-9-]*\\.(created|updated|deleted)$' }),
+  tenant: TenantId,
+  entity_id: Type.String({ minLength: 1, maxLength: 512 }),
   version: Type.Integer({ minimum: 1 }),
   occurred_at: Type.String({ format: 'date-time' }),
   data: Type.Record(Type.String(), Type.Unknown()),
 });
 export type EventEnvelope<Data = Record<string, unknown>> = Omit<Static<typeof EventEnvelope>, 'data'> & { data: Data };
 
-/**
- * An event waiting in a document's embedded `outbox` array, with the subject it goes out on.
- * The outbox relay publishes entries in array order and pops each one after its PubAck.
- */
-export type OutboxEntry = EventEnvelope & { subject: string };
-
-/** A stored document's waiting events, oldest first, as the outbox relay gets them. */
-export interface PendingEvents {
-  collection: string;
-  documentId: string;
-  events: OutboxEntry[];
-}
-
-/**
- * The outbox as the relay (@rm/bus) sees it; the store (@rm/store), which writes the events, reads
- * and clears them too, so the document format is known in one place.
- */
-export interface OutboxSource {
-  /** Tidies what a crash may have left half done; runs before the first sweep. */
-  recover(): Promise<void>;
-  /** Every document with waiting events. */
-  pending(): AsyncIterable<PendingEvents>;
-  /** Clears a published event; only the oldest can go, so events leave in version order. */
-  markPublished(pending: PendingEvents, eventId: string): Promise<void>;
-}
-
-/** Field of a stored document that holds its unpublished events; absent when none wait. */
-export const OUTBOX_FIELD = 'outbox';
-
 export type EventAction = 'created' | 'updated' | 'deleted';
 
-/** `rm.<service>.<entity>.<action>` (DESIGN §5). */
-export function eventSubject(service: string, entity: string, action: EventAction): string {
-  return `rm.${service}.${entity}.${action}`;
+/**
+ * The event contract of one entity: who publishes it, and the schema of `data` in each of its events
+ * (`<entity>.created`, `.updated`, `.deleted`). A delete carries the removed state, parent included,
+ * so that a consumer can drop what it derived from it without having kept a copy.
+ */
+export interface EntityEvents<State extends TSchema = TSchema> {
+  service: string;
+  entity: string;
+  state: State;
+}
+
+export function entityEvents<State extends TSchema>(service: string, entity: string, state: State): EntityEvents<State> {
+  return { service, entity, state };
+}
+
+/** `<entity>.<action>`, the envelope's `type`. */
+export function eventType(entity: string, action: EventAction): string {
+  return `${entity}.${action}`;
+}
+
+/** The entity part of an event type: `employee.updated` → `employee`. */
+export function entityOfType(type: string): string {
+  return type.slice(0, type.lastIndexOf('.'));
+}
+
+/**
+ * `rm.<service>.<tenant>.<entity>.<action>` (DESIGN §5): the tenant is a subject token, so that a
+ * consumer can later be split across replicas by tenant.
+ */
+export function eventSubject(events: EntityEvents, tenant: string, action: EventAction): string {
+  return `rm.${events.service}.${tenant}.${events.entity}.${action}`;
+}
+
+/** The subjects of every event of an entity, of every tenant: a consumer's filter. */
+export function entitySubjects(events: EntityEvents): string {
+  return `rm.${events.service}.*.${events.entity}.*`;
 }
 
 /** Stream that holds every event one service publishes: `RM_<SERVICE>` over `rm.<service>.>`. */

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isTenantId } from '@rm/contracts';
 import { decodeCanonicalBase64url } from './base64url.js';
 import { ServiceUnavailable, Unauthorized } from './errors.js';
 
@@ -84,6 +85,8 @@ export function createTokenVerifier({
     }
     const { tenant, sub } = payload;
     if (typeof tenant !== 'string' || tenant === '') throw new InvalidTokenError('the token has no tenant claim');
+    // The tenant becomes a subject token and a part of document ids (contracts: tenant.ts).
+    if (!isTenantId(tenant)) throw new InvalidTokenError('the tenant claim is not a valid tenant id');
     if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError('the token has no sub claim');
     return { tenant, clientId: sub };
   };

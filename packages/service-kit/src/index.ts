@@ -1,7 +1,5 @@
 export { readConfig, serviceConfigSpec, ConfigError, type Config, type ConfigSpec, type VariableSpec, type ServiceConfigDefaults } from './config.js';
 export { createLogger, type Logger, type LoggerOptions } from './logger.js';
-export { createAjv, type AjvOptions } from './ajv.js';
-export { parseDuration } from './duration.js';
 export {
   HttpProblem,
   ValidationProblem,

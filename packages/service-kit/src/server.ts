@@ -1,7 +1,7 @@
 import proxyAddr from '@fastify/proxy-addr';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifySchema } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
-import { createAjv } from './ajv.js';
+import { createAjv } from '@rm/contracts';
 import { createAuthenticateHook, type TokenVerifier } from './auth.js';
 import { requireDecimalNumbers } from './decimal-numbers.js';
 import { MethodNotAllowed, NotFound } from './errors.js';

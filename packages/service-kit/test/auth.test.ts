@@ -47,6 +47,12 @@ describe('authentication', () => {
     ['a token with an algorithm that is not allowed', { tenant: 'tenant-a', algorithm: 'HS256' }, 'signing algorithm not allowed'],
     ['an unsigned token', { tenant: 'tenant-a', algorithm: 'none' }, 'signing algorithm not allowed'],
     ['a token without tenant', { tenant: null }, 'the token has no tenant claim'],
+    // a tenant is a subject token and a part of document ids: no dots, wildcards, slashes or spaces
+    ['a tenant with a dot', { tenant: 'acme.eu' }, 'the tenant claim is not a valid tenant id'],
+    ['a tenant with a subject wildcard', { tenant: 'acme>' }, 'the tenant claim is not a valid tenant id'],
+    ['a tenant with a slash', { tenant: 'acme/eu' }, 'the tenant claim is not a valid tenant id'],
+    ['a tenant with a space', { tenant: 'acme eu' }, 'the tenant claim is not a valid tenant id'],
+    ['a tenant that is not a string', { tenant: null, claims: { tenant: 42 } }, 'the token has no tenant claim'],
   ] as const)('answers 401 invalid_token for %s', async (_case, mint, description) => {
     const token = await service.issuer.mint(mint);
     const response = await ping(`Bearer ${token}`);

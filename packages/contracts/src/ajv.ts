@@ -1,6 +1,6 @@
 import { Ajv, type FormatDefinition } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { BUSINESS_ID_PATTERN } from '@rm/contracts';
+import { BUSINESS_ID_PATTERN } from './common.js';
 import { parseDuration } from './duration.js';
 
 export interface AjvOptions {
