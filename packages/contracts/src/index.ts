@@ -9,4 +9,5 @@ export * from './events.js';
 export * from './outbox.js';
 export * from './shapes.js';
 export * from './address-rules.js';
+export * from './applied-versions.js';
 export * from './tenant.js';

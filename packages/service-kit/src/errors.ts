@@ -118,6 +118,8 @@ interface ErrorLike {
   statusCode?: unknown;
   code?: unknown;
   message?: unknown;
+  /** Extension members a store or domain error offers for its problem (RFC 9457 §3.2). */
+  extensions?: unknown;
   validation?: ValidationErrorLike[];
   validationContext?: ValidationPart;
 }
@@ -150,7 +152,7 @@ export function problemFromError(error: unknown): ProblemResponse {
 function toHttpProblem(error: unknown): HttpProblem | undefined {
   if (error instanceof HttpProblem) return error;
   if (typeof error !== 'object' || error === null) return undefined;
-  const { validation, validationContext, code, message } = error as ErrorLike;
+  const { validation, validationContext, code, message, extensions } = error as ErrorLike;
   if (Array.isArray(validation) && validationContext !== undefined) {
     return new ValidationProblem(violationsFromValidation(validation, validationContext));
   }
@@ -161,7 +163,12 @@ function toHttpProblem(error: unknown): HttpProblem | undefined {
     title: STATUS_CODES[status] ?? 'Error',
     detail: typeof message === 'string' && message !== '' ? message : STATUS_CODES[status] ?? 'Error',
     code: typeof code === 'string' ? code : 'RM_REQUEST_REJECTED',
+    extensions: isPlainObject(extensions) ? extensions : {},
   });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** A valid 4xx/5xx `statusCode` of the error, else 500. */

@@ -7,6 +7,7 @@ class StoreLikeError extends Error {
     message: string,
     readonly statusCode: number,
     readonly code: string,
+    readonly extensions?: unknown,
   ) {
     super(message);
   }
@@ -23,6 +24,12 @@ describe('errors, request ids and logs', () => {
       });
       app.get('/conflict', async () => {
         throw new StoreLikeError("employee 'e1' was changed concurrently; retry the request", 409, 'RM_STORE_CONCURRENT_WRITE');
+      });
+      app.get('/conflict-with-id', async () => {
+        throw new StoreLikeError("availability overlaps availability 'a-7'", 409, 'RM_STORE_CONFLICT', { conflicting_id: 'a-7', detail: 'x' });
+      });
+      app.get('/conflict-with-odd-extensions', async () => {
+        throw new StoreLikeError('conflict', 409, 'RM_STORE_CONFLICT', ['not', 'members']);
       });
       app.get('/unavailable', async () => {
         throw new StoreLikeError('mongodb at 10.0.0.7 refused the connection', 503, 'RM_STORE_UNAVAILABLE');
@@ -70,6 +77,15 @@ describe('errors, request ids and logs', () => {
     expect(unavailable.statusCode).toBe(503);
     expect(unavailable.json()).toMatchObject({ title: 'Service Unavailable', status: 503 });
     expect(unavailable.body).not.toContain('10.0.0.7');
+  });
+
+  it('passes on the extension members a store or domain error offers, never over the standard ones', async () => {
+    const conflict = await service.app.inject({ url: `${BASE_PATH}/conflict-with-id`, headers });
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json()).toEqual({ title: 'Conflict', status: 409, detail: "availability overlaps availability 'a-7'", conflicting_id: 'a-7' });
+
+    const odd = await service.app.inject({ url: `${BASE_PATH}/conflict-with-odd-extensions`, headers });
+    expect(odd.json()).toEqual({ title: 'Conflict', status: 409, detail: 'conflict' });
   });
 
   it.each([

@@ -13,6 +13,11 @@ export interface ConnectMongoOptions {
   retryDelayMs?: number;
   /** How long one attempt looks for the server (default 5 s). */
   serverSelectionTimeoutMs?: number;
+  /**
+   * Longest any database call may take (default 10 s): a server that hangs becomes an error, never a
+   * stuck request, relay or consumer (FerretDB's PostgreSQL handler can hang on bulk writes).
+   */
+  operationTimeoutMs?: number;
 }
 
 export interface MongoConnection {
@@ -21,9 +26,10 @@ export interface MongoConnection {
 }
 
 export async function connectMongo(options: ConnectMongoOptions): Promise<MongoConnection> {
-  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000, serverSelectionTimeoutMs = 5000 } = options;
+  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000, serverSelectionTimeoutMs = 5000, operationTimeoutMs = 10_000 } =
+    options;
   for (let attempt = 1; ; attempt += 1) {
-    const client = new MongoClient(url, { appName, serverSelectionTimeoutMS: serverSelectionTimeoutMs });
+    const client = new MongoClient(url, { appName, serverSelectionTimeoutMS: serverSelectionTimeoutMs, timeoutMS: operationTimeoutMs });
     try {
       await client.connect();
       const db = client.db(dbName);

@@ -1,14 +1,19 @@
 import { MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
 
-/** Errors of the store. `statusCode` lets the HTTP layer answer them as they are (below 500: shown). */
+/**
+ * Errors of the store. `statusCode` lets the HTTP layer answer them as they are (below 500: shown),
+ * with `extensions` as extension members of the problem.
+ */
 export class StoreError extends Error {
   readonly code: string;
   readonly statusCode: number;
-  constructor(code: string, statusCode: number, message: string, options?: ErrorOptions) {
+  readonly extensions: Record<string, unknown>;
+  constructor(code: string, statusCode: number, message: string, options?: ErrorOptions & { extensions?: Record<string, unknown> }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
     this.statusCode = statusCode;
+    this.extensions = options?.extensions ?? {};
   }
 }
 
@@ -35,6 +40,34 @@ export class PreconditionFailedError extends StoreError {
 export class ConcurrentWriteError extends StoreError {
   constructor(entity: string, key: string) {
     super('RM_STORE_CONCURRENT_WRITE', 409, `${entity} '${key}' was changed concurrently; retry the request`);
+  }
+}
+
+/** A write would break an invariant across items of one parent (a guard's rule): 409 naming the other item. */
+export class ResourceConflictError extends StoreError {
+  constructor(message: string, conflictingKey: string) {
+    super('RM_STORE_CONFLICT', 409, message, { extensions: { conflicting_id: conflictingKey } });
+  }
+}
+
+/** The write's event would be larger than the broker accepts, so it could never be published. */
+export class EventTooLargeError extends StoreError {
+  constructor(entity: string, bytes: number, limit: number) {
+    super('RM_STORE_EVENT_TOO_LARGE', 413, `The ${entity} is too large: its change event would take ${bytes} bytes, more than the ${limit} bytes an event may take.`);
+  }
+}
+
+/** An event that breaks its own contract: a bug of ours, never the caller's (500). */
+export class InvalidEventError extends StoreError {
+  constructor(reason: string) {
+    super('RM_STORE_INVALID_EVENT', 500, `refused to write an invalid event: ${reason}`);
+  }
+}
+
+/** A definition or call the store cannot serve, such as an upsert into a collection that purges tombstones. */
+export class StoreUsageError extends StoreError {
+  constructor(message: string) {
+    super('RM_STORE_USAGE', 500, message);
   }
 }
 

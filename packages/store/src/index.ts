@@ -1,6 +1,29 @@
-export * from './connect.js';
-export * from './document-locks.js';
-export * from './errors.js';
-export * from './indexes.js';
-export * from './outbox-store.js';
-export * from './versioned-collection.js';
+export { connectMongo, type ConnectMongoOptions, type MongoConnection } from './connect.js';
+export { type Resource, type ResourceId, type Scope, type StoredDocument, documentId, entityId, OUTBOX_FIELD } from './document.js';
+export {
+  ConcurrentWriteError,
+  DatabaseUnavailableError,
+  EventTooLargeError,
+  InvalidEventError,
+  isDuplicateKeyError,
+  isOutage,
+  orUnavailable,
+  PreconditionFailedError,
+  ResourceConflictError,
+  ResourceNotFoundError,
+  StoreError,
+  StoreUsageError,
+} from './errors.js';
+export { APPLIED_VERSIONS_COLLECTION } from './applied-versions.js';
+export { GUARDS_COLLECTION, type GuardDefinition, type GuardItem } from './guard.js';
+export {
+  overlapping,
+  type CascadeTarget,
+  type CollectionDefinition,
+  type IfMatch,
+  type IndexedFilter,
+  type KeysetRead,
+  type ResourceCollection,
+  type WriteResult,
+} from './resource-collection.js';
+export { createStore, type MaintenanceReport, type Store, type StoreOptions } from './store.js';

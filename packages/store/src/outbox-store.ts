@@ -1,6 +1,7 @@
-import type { Db, Filter } from 'mongodb';
-import { OUTBOX_FIELD, type OutboxEntry, type OutboxSource, type PendingEvents } from '@rm/contracts';
+import { CursorTimeoutMode, type Db, type Filter } from 'mongodb';
+import type { CommitListener, OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
+import { OUTBOX_FIELD } from './document.js';
 
 interface OutboxDocument {
   _id: string;
@@ -8,64 +9,135 @@ interface OutboxDocument {
 }
 
 export interface OutboxStoreOptions {
-  /** Collections whose documents carry an embedded outbox. */
-  collections: string[];
-  /** Shared with the versioned collections of the same database (see DocumentLocks). */
+  /** The collections whose documents carry an outbox: every one the store created. */
+  collections(): readonly string[];
+  /** Shared with the writes of the same store (see DocumentLocks). */
   locks: DocumentLocks;
-  /** Documents read per round trip (default 100). */
-  batchSize?: number;
+  /** Longest wait for one batch of the sweep's cursor. */
+  operationTimeoutMs: number;
 }
 
-/** The outbox side of the store: what the relay reads and clears, in the documents' own collections. */
-export function createOutboxStore(db: Db, options: OutboxStoreOptions): OutboxSource {
-  const { collections, locks, batchSize = 100 } = options;
+export interface OutboxStore extends OutboxSource {
+  /** Tells the listeners (the relay) about a committed write's waiting events. */
+  notify(committed: PendingEvents): void;
+}
+
+/** Documents cleared per round of statements. */
+const CLEAR_BATCH = 500;
+/** Documents read per round trip by the sweep. */
+const SWEEP_BATCH = 500;
+
+/** The outbox side of the store: what the relay reads, is handed and clears, in the documents' own collections. */
+export function createOutboxStore(db: Db, { collections, locks, operationTimeoutMs }: OutboxStoreOptions): OutboxStore {
+  const listeners = new Set<CommitListener>();
   const collectionOf = (name: string) => db.collection<OutboxDocument>(name);
   // `outbox.id` rather than `outbox`, so that the sparse outbox_pending index serves the query.
   const waiting = { [`${OUTBOX_FIELD}.id`]: { $exists: true } } as Filter<OutboxDocument>;
 
-  return {
-    async recover() {
-      // Relays racing over one document can leave `outbox: []` behind, which the sweep's index
-      // does not see; harmless, but the field should exist only while events wait.
-      const empty = { [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>;
-      for (const name of collections) {
-        const collection = collectionOf(name);
-        const emptied = await collection.find(empty, { projection: { _id: 1 } }).toArray();
-        for (const { _id } of emptied) {
-          // the $size guard keeps an event that a write added meanwhile
-          await locks.exclusive(_id, () => collection.updateOne({ ...empty, _id }, { $unset: { [OUTBOX_FIELD]: '' } }));
-        }
-      }
-    },
-
-    async *pending(): AsyncIterable<PendingEvents> {
-      for (const name of collections) {
-        // Every waiting document each sweep, so that documents that keep failing cannot starve others.
-        const cursor = collectionOf(name).find(waiting, { projection: { [OUTBOX_FIELD]: 1 } }).batchSize(batchSize);
-        for await (const document of cursor) {
-          yield { collection: name, documentId: document._id, events: document.outbox ?? [] };
-        }
-      }
-    },
-
-    markPublished({ collection: name, documentId, events }, eventId) {
-      const collection = collectionOf(name);
-      const head = { _id: documentId, [`${OUTBOX_FIELD}.0.id`]: eventId };
-      // Under the document's lock: FerretDB rewrites whole documents, so a concurrent write of the
-      // same document in this process could otherwise lose the event it adds.
-      return locks.exclusive(documentId, async () => {
-        if (events.at(-1)?.id === eventId) {
-          // The last event we saw: one write removes it with the field, unless a write added another.
-          const { matchedCount } = await collection.updateOne(
-            { ...head, [OUTBOX_FIELD]: { $size: 1 } } as Filter<OutboxDocument>,
-            { $unset: { [OUTBOX_FIELD]: '' } },
-          );
-          if (matchedCount === 1) return;
-        }
-        // $pop of the head, guarded by its id (another relay may have cleared it already); a
-        // conditional $pull would read better, but FerretDB ignores it.
-        await collection.updateOne(head as Filter<OutboxDocument>, { $pop: { [OUTBOX_FIELD]: -1 } } as never);
+  async function* pending(): AsyncIterable<PendingEvents> {
+    for (const name of collections()) {
+      const cursor = collectionOf(name).find(waiting, {
+        projection: { [OUTBOX_FIELD]: 1 },
+        batchSize: SWEEP_BATCH,
+        // the sweep may take long over a big backlog: the limit is per batch, not for the whole cursor
+        timeoutMS: operationTimeoutMs,
+        timeoutMode: CursorTimeoutMode.ITERATION,
       });
+      for await (const document of cursor) {
+        if (document.outbox !== undefined && document.outbox.length > 0) {
+          yield { collection: name, documentId: document._id, events: document.outbox };
+        }
+      }
+    }
+  }
+
+  async function clear(published: readonly PublishedEvents[]): Promise<void> {
+    const byCollection = Map.groupBy(published, (entry) => entry.collection);
+    for (const [name, entries] of byCollection) {
+      for (let start = 0; start < entries.length; start += CLEAR_BATCH) {
+        const batch = entries.slice(start, start + CLEAR_BATCH);
+        // Under the documents' locks: FerretDB rewrites whole documents, so a write of the same
+        // document in this process could otherwise lose the event it adds.
+        await locks.exclusiveAll(
+          batch.map((entry) => entry.documentId),
+          () => clearBatch(name, batch),
+        );
+      }
+    }
+  }
+
+  /**
+   * Clears each document's published events, oldest first, in a few statements for the whole batch:
+   * per round, documents whose last published event is the only one waiting lose the field; the others
+   * (a write added an event meanwhile, or several were published) lose their head, guarded by its id.
+   * Rounds repeat for documents with several published events.
+   */
+  async function clearBatch(name: string, batch: readonly PublishedEvents[]): Promise<void> {
+    const collection = collectionOf(name);
+    let remaining = batch.map((entry) => ({ documentId: entry.documentId, eventIds: [...entry.eventIds] }));
+    let popped = false;
+    while (remaining.length > 0) {
+      const lastOnes = remaining.filter((entry) => entry.eventIds.length === 1);
+      let unset = 0;
+      if (lastOnes.length > 0) {
+        const result = await collection.updateMany(
+          {
+            _id: { $in: lastOnes.map((entry) => entry.documentId) },
+            [`${OUTBOX_FIELD}.0.id`]: { $in: lastOnes.map((entry) => entry.eventIds[0]) },
+            [OUTBOX_FIELD]: { $size: 1 },
+          } as Filter<OutboxDocument>,
+          { $unset: { [OUTBOX_FIELD]: '' } },
+        );
+        unset = result.modifiedCount;
+      }
+      if (unset < remaining.length) {
+        // $pop of heads guarded by their ids (another relay may have cleared them already); a
+        // conditional $pull would read better, but FerretDB ignores it.
+        await collection.updateMany(
+          {
+            _id: { $in: remaining.map((entry) => entry.documentId) },
+            [`${OUTBOX_FIELD}.0.id`]: { $in: remaining.map((entry) => entry.eventIds[0]) },
+          } as Filter<OutboxDocument>,
+          { $pop: { [OUTBOX_FIELD]: -1 } } as never,
+        );
+        popped = true;
+      }
+      remaining = remaining.map((entry) => ({ ...entry, eventIds: entry.eventIds.slice(1) })).filter((entry) => entry.eventIds.length > 0);
+    }
+    if (popped) {
+      // the field exists only while events wait, so that the sweep's sparse index stays small
+      await collection.updateMany(
+        { _id: { $in: batch.map((entry) => entry.documentId) }, [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>,
+        { $unset: { [OUTBOX_FIELD]: '' } },
+      );
+    }
+  }
+
+  return {
+    pending,
+    clear,
+    onCommit(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    notify(committed) {
+      for (const listener of listeners) listener(committed);
     },
   };
+}
+
+/** Removes empty outboxes that relays racing over one document can leave behind (maintenance). */
+export async function tidyEmptyOutboxes(db: Db, names: readonly string[], locks: DocumentLocks): Promise<number> {
+  const empty = { [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>;
+  let tidied = 0;
+  for (const name of names) {
+    const collection = db.collection<OutboxDocument>(name);
+    const found = await collection.find(empty, { projection: { _id: 1 } }).toArray();
+    for (const { _id } of found) {
+      // the $size guard keeps an event that a write added meanwhile
+      await locks.exclusive(_id, () => collection.updateOne({ ...empty, _id }, { $unset: { [OUTBOX_FIELD]: '' } }));
+    }
+    tidied += found.length;
+  }
+  return tidied;
 }

@@ -39,4 +39,31 @@ describe('createDocumentLocks', () => {
     await expect(failing).rejects.toThrow('boom');
     await expect(next).resolves.toBe('next');
   });
+
+  it('holds several keys at once: a task on any of them waits, tasks on other keys do not', async () => {
+    const { exclusive, exclusiveAll } = createDocumentLocks();
+    const trace: string[] = [];
+    const all = exclusiveAll(['b', 'a', 'b'], async () => {
+      trace.push('all:start');
+      await sleep(20);
+      trace.push('all:end');
+    });
+    const onA = exclusive('a', async () => void trace.push('a'));
+    const onC = exclusive('c', async () => void trace.push('c'));
+    await Promise.all([all, onA, onC]);
+    expect(trace.indexOf('a')).toBeGreaterThan(trace.indexOf('all:end'));
+    expect(trace.indexOf('c')).toBeLessThan(trace.indexOf('all:end'));
+  });
+
+  it('lets two callers that hold overlapping sets of keys in any order both finish', async () => {
+    const { exclusiveAll } = createDocumentLocks();
+    const done = await Promise.all([
+      exclusiveAll(['x', 'y'], async () => {
+        await sleep(5);
+        return 'xy';
+      }),
+      exclusiveAll(['y', 'x'], async () => 'yx'),
+    ]);
+    expect(done).toEqual(['xy', 'yx']);
+  });
 });

@@ -1,107 +1,114 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OutboxSource, PendingEvents } from '@rm/contracts';
-import { connectTestMongo } from '@rm/testkit';
-import {
-  createDocumentLocks,
-  createOutboxStore,
-  createVersionedCollection,
-  type VersionedCollection,
-} from '../src/index.js';
+import type { PendingEvents } from '@rm/contracts';
+import { connectTestMongo, type TestMongo } from '@rm/testkit';
+import type { Store, StoredDocument } from '../src/index.js';
+import { testStore, widgetDefinition, type Widget, type Widgets } from './fixtures.js';
 
-let mongo: Awaited<ReturnType<typeof connectTestMongo>>;
-let notes: VersionedCollection<{ text: string }>;
-let outbox: OutboxSource;
+let mongo: TestMongo;
+let store: Store;
+let widgets: Widgets;
 
 beforeAll(async () => {
-  mongo = await connectTestMongo('outbox');
-  const locks = createDocumentLocks();
-  notes = createVersionedCollection(mongo.db, {
-    name: 'notes',
-    service: 'things',
-    entity: 'note',
-    eventData: (resource) => ({ text: resource.body.text }),
-    deletedEventData: (_tenant, key) => ({ key }),
-    locks,
-  });
-  await notes.declareIndexes();
-  outbox = createOutboxStore(mongo.db, { collections: ['notes', 'empty'], locks });
+  mongo = await connectTestMongo('store_outbox');
+  store = testStore(mongo.db);
+  widgets = store.collection(widgetDefinition());
+  store.collection(widgetDefinition({ name: 'empty' }));
+  await store.declareIndexes();
 });
 
 afterAll(async () => {
   await mongo?.close();
 });
 
-const pendingOf = async (id: string): Promise<PendingEvents | undefined> => {
-  for await (const document of outbox.pending()) if (document.documentId === id) return document;
+const id = (key: string) => ({ tenant: 't', key });
+const raw = (key: string) => widgets.collection.findOne({ _id: `t/${key}` }) as Promise<StoredDocument<Widget> | null>;
+const waitingVersions = async (key: string) => ((await raw(key))?.outbox ?? []).map((event) => event.version);
+const eventIds = async (key: string) => ((await raw(key))?.outbox ?? []).map((event) => event.id);
+const published = (key: string, ids: string[]) => ({ collection: 'widgets', documentId: `t/${key}`, eventIds: ids });
+
+async function pendingOf(documentId: string): Promise<PendingEvents | undefined> {
+  for await (const document of store.outbox.pending()) if (document.documentId === documentId) return document;
   return undefined;
-};
+}
 
 describe('outbox store', () => {
-  it('lists documents with waiting events, oldest event first', async () => {
-    await notes.put('t', 'n1', { text: 'a' });
-    await notes.put('t', 'n1', { text: 'b' });
+  it('lists every document with waiting events, of every collection the store made, oldest event first', async () => {
+    await widgets.put(id('n1'), { colour: 'a' });
+    await widgets.put(id('n1'), { colour: 'b' });
     const document = await pendingOf('t/n1');
-    expect(document?.collection).toBe('notes');
+    expect(document?.collection).toBe('widgets');
     expect(document?.events.map((event) => [event.type, event.version])).toEqual([
-      ['note.created', 1],
-      ['note.updated', 2],
+      ['widget.created', 1],
+      ['widget.updated', 2],
     ]);
   });
 
-  it('clears events in order and drops the field when none wait', async () => {
-    const document = await pendingOf('t/n1');
-    const [first, second] = document?.events ?? [];
-    // Only the oldest event can be cleared: clearing the second first changes nothing.
-    await outbox.markPublished(document!, second!.id);
-    expect((await pendingOf('t/n1'))?.events).toHaveLength(2);
+  it('clears published events in order, and drops the field when none wait', async () => {
+    const [first, second] = await eventIds('n1');
+    // only the oldest event can go: clearing the second alone changes nothing
+    await store.outbox.clear([published('n1', [second as string])]);
+    expect(await waitingVersions('n1')).toEqual([1, 2]);
 
-    await outbox.markPublished(document!, first!.id);
-    expect((await pendingOf('t/n1'))?.events.map((event) => event.id)).toEqual([second!.id]);
-    await outbox.markPublished(document!, second!.id);
+    await store.outbox.clear([published('n1', [first as string, second as string])]);
     expect(await pendingOf('t/n1')).toBeUndefined();
-    const stored = await mongo.db.collection('notes').findOne({ _id: 't/n1' as never });
+    const stored = await raw('n1');
     expect(stored).not.toHaveProperty('outbox');
-    expect(stored).toMatchObject({ version: 2, body: { text: 'b' } });
+    expect(stored).toMatchObject({ version: 2, body: { colour: 'b' } });
   });
 
-  it('keeps an event written after the relay read the document, when clearing the last one it saw', async () => {
-    await notes.put('t', 'n4', { text: 'a' });
-    const seen = await pendingOf('t/n4');
-    await notes.put('t', 'n4', { text: 'b' });
-    await outbox.markPublished(seen!, seen!.events[0]!.id);
-    expect((await pendingOf('t/n4'))?.events.map((event) => event.version)).toEqual([2]);
+  it('clears many documents in one call', async () => {
+    const keys = Array.from({ length: 30 }, (_, index) => `many-${index}`);
+    for (const key of keys) await widgets.put(id(key), { colour: 'x' });
+    await store.outbox.clear(await Promise.all(keys.map(async (key) => published(key, await eventIds(key)))));
+    for (const key of keys) expect(await raw(key)).not.toHaveProperty('outbox');
   });
 
-  it('recovers an outbox left empty, removing the field', async () => {
-    await mongo.db.collection('notes').insertOne({ _id: 't/crashed', tenant: 't', key: 'crashed', version: 1, outbox: [] } as never);
-    await outbox.recover();
-    expect(await mongo.db.collection('notes').findOne({ _id: 't/crashed' as never })).not.toHaveProperty('outbox');
+  it('keeps an event written after the relay read the document', async () => {
+    await widgets.put(id('n4'), { colour: 'a' });
+    const seen = await eventIds('n4');
+    await widgets.put(id('n4'), { colour: 'b' });
+    await store.outbox.clear([published('n4', seen)]);
+    expect(await waitingVersions('n4')).toEqual([2]);
   });
 
   it('is idempotent: clearing an event twice removes nothing else', async () => {
-    await notes.put('t', 'n2', { text: 'a' });
-    const document = await pendingOf('t/n2');
-    const first = document!.events[0]!;
-    await outbox.markPublished(document!, first.id);
-    await notes.put('t', 'n2', { text: 'b' });
-    await outbox.markPublished(document!, first.id);
-    expect((await pendingOf('t/n2'))?.events.map((event) => event.version)).toEqual([2]);
+    await widgets.put(id('n2'), { colour: 'a' });
+    const first = await eventIds('n2');
+    await store.outbox.clear([published('n2', first)]);
+    await widgets.put(id('n2'), { colour: 'b' });
+    await store.outbox.clear([published('n2', first)]);
+    expect(await waitingVersions('n2')).toEqual([2]);
   });
 
   it('loses no event when writes and clearing of one document interleave', async () => {
-    await notes.put('t', 'n3', { text: 'v1' });
-    const writes: Promise<unknown>[] = [];
+    await widgets.put(id('n3'), { colour: 'v1' });
+    const work: Promise<unknown>[] = [];
     for (let version = 2; version <= 30; version += 1) {
-      writes.push(notes.put('t', 'n3', { text: `v${version}` }));
-      const document = await pendingOf('t/n3');
-      if (document?.events[0]) writes.push(outbox.markPublished(document, document.events[0].id));
+      work.push(widgets.put(id('n3'), { colour: `v${version}` }));
+      const head = (await eventIds('n3'))[0];
+      if (head !== undefined) work.push(store.outbox.clear([published('n3', [head])]));
     }
-    await Promise.all(writes);
-    const stored = await mongo.db.collection('notes').findOne({ _id: 't/n3' as never });
-    const waiting = ((stored?.outbox ?? []) as { version: number }[]).map((event) => event.version);
-    // What is still waiting is exactly the newest events, contiguous up to the current version.
-    expect(stored?.version).toBe(30);
+    await Promise.all(work);
+    const waiting = await waitingVersions('n3');
+    // what still waits is exactly the newest events, contiguous up to the current version
+    expect((await raw('n3'))?.version).toBe(30);
     expect(waiting.length).toBeGreaterThan(0);
     expect(waiting).toEqual(Array.from({ length: waiting.length }, (_, index) => 31 - waiting.length + index));
+  });
+
+  it('hands each committed write to every listener until it unsubscribes', async () => {
+    const seen: PendingEvents[] = [];
+    const unsubscribe = store.outbox.onCommit((committed) => seen.push(committed));
+    await widgets.put(id('n5'), { colour: 'a' });
+    unsubscribe();
+    await widgets.put(id('n5'), { colour: 'b' });
+    expect(seen).toEqual([{ collection: 'widgets', documentId: 't/n5', events: [expect.objectContaining({ version: 1 })] }]);
+  });
+
+  it('tidies an outbox left empty by racing relays, keeping the document', async () => {
+    await mongo.db.collection('widgets').insertOne({ _id: 't/emptied', tenant: 't', key: 'emptied', version: 1, outbox: [] } as never);
+    expect((await store.maintain()).outboxesTidied).toBe(1);
+    expect(await raw('emptied')).toMatchObject({ version: 1 });
+    expect(await raw('emptied')).not.toHaveProperty('outbox');
   });
 });

@@ -1,0 +1,75 @@
+import type { OutboxEntry } from '@rm/contracts';
+
+/** The resources of one list: a tenant's top-level resources, or the sub-resources of one parent. */
+export interface Scope {
+  tenant: string;
+  /** The key of the resource this one belongs to (`/employee/{parent}/availability/…`). */
+  parent?: string;
+}
+
+export interface ResourceId extends Scope {
+  key: string;
+}
+
+export interface Resource<Body> extends ResourceId {
+  version: number;
+  body: Body;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * One stored resource. `body` holds the caller's fields apart from ours, so that no caller field can
+ * collide with `version`, `outbox` and the rest; `indexed` holds what queries and indexes need, in
+ * query-ready form (dates as dates). A delete leaves a tombstone (`deleted`, no body) that keeps the
+ * version counter, so a resource created again continues its versions.
+ */
+export interface StoredDocument<Body> {
+  _id: string;
+  tenant: string;
+  parent?: string;
+  key: string;
+  version: number;
+  body?: Body;
+  indexed?: Record<string, unknown>;
+  deleted?: true;
+  /** On a parent's tombstone while its sub-resources are still being removed (see cascade). */
+  cascading?: true;
+  created_at: Date;
+  updated_at: Date;
+  outbox?: OutboxEntry[];
+}
+
+/** Field of a stored document that holds its unpublished events; absent when none wait. */
+export const OUTBOX_FIELD = 'outbox';
+
+/**
+ * `<tenant>/<key>` or `<tenant>/<parent>/<key>`. Neither tenants nor keys contain `/` (tenant ids and
+ * business ids do not allow it, generated ids are UUIDs), so the id is unambiguous, and a
+ * sub-resource is never reachable under another parent.
+ */
+export function documentId({ tenant, parent, key }: ResourceId): string {
+  return parent === undefined ? `${tenant}/${key}` : `${tenant}/${parent}/${key}`;
+}
+
+/** The entity id of events: the key, or `<parent>/<key>` for a sub-resource, unique within its tenant. */
+export function entityId({ parent, key }: ResourceId): string {
+  return parent === undefined ? key : `${parent}/${key}`;
+}
+
+/** The filter of one list: tenant, and parent for sub-resources. */
+export function scopeFilter({ tenant, parent }: Scope): { tenant: string; parent?: string } {
+  return parent === undefined ? { tenant } : { tenant, parent };
+}
+
+export function toResource<Body>(document: StoredDocument<Body>): Resource<Body> {
+  return {
+    tenant: document.tenant,
+    ...(document.parent === undefined ? {} : { parent: document.parent }),
+    key: document.key,
+    version: document.version,
+    body: document.body as Body,
+    createdAt: document.created_at,
+    updatedAt: document.updated_at,
+  };
+}

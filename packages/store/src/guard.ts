@@ -1,0 +1,157 @@
+import type { Db, Filter } from 'mongodb';
+import { v7 as uuidv7 } from 'uuid';
+import type { DocumentLocks } from './document-locks.js';
+import { documentId, type Scope } from './document.js';
+import { ConcurrentWriteError, isDuplicateKeyError, ResourceConflictError } from './errors.js';
+import type { ItemWrite, ItemWriter } from './item-writes.js';
+
+/**
+ * An invariant over the items of one parent (for example: no two availabilities of an employee
+ * overlap). MongoDB makes single documents atomic, nothing more; so the write that commits must hold
+ * the data the rule is checked on. That is the parent's guard document: it keeps each item's
+ * `summary` (what the rule needs of it), and a write commits by updating the guard, conditional on its
+ * version, with the new summaries and the item writes as an intent. The intent is then applied to the
+ * item documents. A writer that finds an intent not yet applied (its writer crashed) applies it
+ * first; maintenance does the same for guards nobody writes to. Applying an intent twice changes
+ * nothing (see ItemWrite), so rolling forward is always safe.
+ */
+export interface GuardDefinition<Body, Summary> {
+  /** What the rule needs of an item, kept in the guard (dates, numbers, short strings). */
+  summarize(body: Body): Summary;
+  /** The key of an item the candidate conflicts with, if any; `others` are the parent's other items. */
+  conflictOf(candidate: Summary, others: readonly GuardItem<Summary>[]): string | undefined;
+  /** The problem's detail for a conflict with `conflictingKey`. */
+  conflictMessage(conflictingKey: string): string;
+}
+
+export interface GuardItem<Summary> {
+  key: string;
+  summary: Summary;
+}
+
+interface GuardIntent {
+  id: string;
+  writes: ItemWrite<unknown>[];
+}
+
+export interface GuardDocument {
+  /** `<collection>/<tenant>/<parent>`. */
+  _id: string;
+  collection: string;
+  version: number;
+  items: GuardItem<unknown>[];
+  /** The writes the last commit made; applied or not, they are applied again harmlessly. */
+  intents: GuardIntent[];
+  updated_at: Date;
+}
+
+export const GUARDS_COLLECTION = 'guards';
+
+/** Attempts before a write that keeps losing the guard to other writers answers 409. */
+const MAX_GUARD_ATTEMPTS = 8;
+/** Intents this process applied, so that the next writer of the guard does not apply them again. */
+const SETTLED_MEMORY = 10_000;
+
+/** Commits a decision's writes through the scope's guard; returns the writes, all applied. */
+export type GuardedCommit<Body> = (scope: Scope, decide: () => Promise<ItemWrite<Body>[]>) => Promise<ItemWrite<Body>[]>;
+
+export interface Guard<Body> {
+  commit: GuardedCommit<Body>;
+  /** Applies and clears the intents of the collection's guards untouched since `cutoff` (maintenance). */
+  finishStale(cutoff: Date): Promise<number>;
+}
+
+export function createGuard<Body, Summary>(
+  db: Db,
+  options: { collection: string; entity: string; definition: GuardDefinition<Body, Summary>; writer: ItemWriter<Body>; locks: DocumentLocks },
+): Guard<Body> {
+  const { collection, entity, definition, writer, locks } = options;
+  const guards = db.collection<GuardDocument>(GUARDS_COLLECTION);
+  const settled = new Set<string>();
+  const guardId = (scope: Scope) => `${collection}/${documentId({ tenant: scope.tenant, key: scope.parent ?? '' })}`;
+  // Guard ids are not document ids: the prefix keeps the two apart in the shared locks.
+  const lockOf = (id: string) => `guard:${id}`;
+
+  async function applyIntent(intent: GuardIntent): Promise<void> {
+    if (settled.has(intent.id)) return;
+    const writes = intent.writes as ItemWrite<Body>[];
+    await locks.exclusiveAll(
+      writes.map((write) => write._id),
+      async () => {
+        if (writes.length === 1) await writer.applyOne(writes[0] as ItemWrite<Body>);
+        else await writer.applyMany(writes);
+      },
+    );
+    if (settled.size >= SETTLED_MEMORY) settled.clear();
+    settled.add(intent.id);
+  }
+
+  /** The guard's items after the writes, refusing a live item whose summary conflicts with another's. */
+  function itemsAfter(items: readonly GuardItem<unknown>[], writes: readonly ItemWrite<Body>[]): GuardItem<unknown>[] {
+    const written = new Set(writes.map((write) => write.next.key));
+    const kept = (items as GuardItem<Summary>[]).filter((item) => !written.has(item.key));
+    for (const { next } of writes) {
+      if (next.deleted === true) continue;
+      const summary = definition.summarize(next.body as Body);
+      const conflicting = definition.conflictOf(summary, kept);
+      if (conflicting !== undefined) throw new ResourceConflictError(definition.conflictMessage(conflicting), conflicting);
+      kept.push({ key: next.key, summary });
+    }
+    return kept;
+  }
+
+  /** Stores the new items and the intent, if the guard is still at the version read; false if not. */
+  async function commitGuard(id: string, current: GuardDocument | null, items: GuardItem<unknown>[], intent: GuardIntent): Promise<boolean> {
+    const at = new Date();
+    if (current === null) {
+      try {
+        await guards.insertOne({ _id: id, collection, version: 1, items, intents: [intent], updated_at: at });
+        return true;
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+    }
+    const { matchedCount } = await guards.updateOne(
+      { _id: id, version: current.version } as Filter<GuardDocument>,
+      { $set: { version: current.version + 1, items, intents: [intent], updated_at: at } },
+    );
+    return matchedCount === 1;
+  }
+
+  async function commit(scope: Scope, decide: () => Promise<ItemWrite<Body>[]>): Promise<ItemWrite<Body>[]> {
+    const id = guardId(scope);
+    return locks.exclusive(lockOf(id), async () => {
+      for (let attempt = 0; attempt < MAX_GUARD_ATTEMPTS; attempt += 1) {
+        const current = await guards.findOne({ _id: id });
+        for (const intent of current?.intents ?? []) await applyIntent(intent);
+        // Decided on the items as the guard's last commit left them.
+        const writes = await decide();
+        if (writes.length === 0) return writes;
+        const intent: GuardIntent = { id: uuidv7(), writes: writes as ItemWrite<unknown>[] };
+        if (!(await commitGuard(id, current, itemsAfter(current?.items ?? [], writes), intent))) continue;
+        await applyIntent(intent);
+        return writes;
+      }
+      throw new ConcurrentWriteError(entity, scope.parent ?? scope.tenant);
+    });
+  }
+
+  async function finishStale(cutoff: Date): Promise<number> {
+    const stale = await guards
+      .find({ collection, 'intents.0': { $exists: true }, updated_at: { $lt: cutoff } } as Filter<GuardDocument>, { projection: { _id: 1 } })
+      .toArray();
+    for (const { _id } of stale) {
+      await locks.exclusive(lockOf(_id), async () => {
+        const guard = await guards.findOne({ _id });
+        if (guard === null || guard.intents.length === 0) return;
+        for (const intent of guard.intents) await applyIntent(intent);
+        // Only if nobody committed meanwhile: a newer intent is that writer's to finish.
+        await guards.updateOne({ _id, version: guard.version } as Filter<GuardDocument>, { $set: { intents: [] } });
+      });
+    }
+    return stale.length;
+  }
+
+  return { commit, finishStale };
+}

@@ -1,0 +1,90 @@
+import type { AnyBulkWriteOperation, Collection, Filter } from 'mongodb';
+import type { OutboxEntry, PendingEvents } from '@rm/contracts';
+import type { BulkWrites } from './bulk-writes.js';
+import { OUTBOX_FIELD, type StoredDocument } from './document.js';
+import { isDuplicateKeyError } from './errors.js';
+
+/**
+ * One document brought from the version it has (`from`, 0 when there is no document) to a whole next
+ * state, with the event of that change appended to its outbox in the same single-document write. A
+ * write is idempotent: applied twice, the second finds the version moved on and changes nothing; so a
+ * guard's intent can be finished by whoever finds it (see guard.ts).
+ */
+export interface ItemWrite<Body> {
+  _id: string;
+  from: number;
+  next: Omit<StoredDocument<Body>, '_id' | typeof OUTBOX_FIELD>;
+  event: OutboxEntry;
+}
+
+/** Fields a next state may leave out; an update removes them from the document. */
+const OPTIONAL_FIELDS = ['body', 'indexed', 'deleted', 'cascading'] as const;
+
+/** Hands the waiting events of a written document to the relay. */
+export type NotifyCommit = (committed: PendingEvents) => void;
+
+export interface ItemWriter<Body> {
+  /** Applies one write; false when the document was no longer at `from` (another write came first). */
+  applyOne(write: ItemWrite<Body>): Promise<boolean>;
+  /** Applies writes in bulk; returns those that took effect. */
+  applyMany(writes: readonly ItemWrite<Body>[]): Promise<ItemWrite<Body>[]>;
+}
+
+export function createItemWriter<Body>(
+  collection: Collection<StoredDocument<Body>>,
+  { bulk, notify }: { bulk: BulkWrites; notify: NotifyCommit },
+): ItemWriter<Body> {
+  const committed = (documentId: string, events: OutboxEntry[] | undefined) => {
+    if (events !== undefined && events.length > 0) notify({ collection: collection.collectionName, documentId, events });
+  };
+
+  async function applyOne(write: ItemWrite<Body>): Promise<boolean> {
+    if (write.from === 0) {
+      try {
+        await collection.insertOne({ _id: write._id, ...write.next, [OUTBOX_FIELD]: [write.event] } as never);
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+      committed(write._id, [write.event]);
+      return true;
+    }
+    const after = await collection.findOneAndUpdate(versionFilter(write), updateOf(write), { returnDocument: 'after' });
+    if (after === null) return false;
+    committed(write._id, after.outbox);
+    return true;
+  }
+
+  async function applyMany(writes: readonly ItemWrite<Body>[]): Promise<ItemWrite<Body>[]> {
+    if (writes.some((write) => write.from === 0)) throw new TypeError('applyMany updates existing documents only');
+    const operations = writes.map(
+      (write): AnyBulkWriteOperation<StoredDocument<Body>> => ({ updateOne: { filter: versionFilter(write), update: updateOf(write) } }),
+    );
+    await bulk(collection, operations);
+    // Read back what the documents hold now: a write applied only if its event is there, and the relay
+    // must get each document's waiting events in order, earlier ones included.
+    const ids = writes.map((write) => write._id);
+    const found = await collection
+      .find({ _id: { $in: ids } } as Filter<StoredDocument<Body>>, { projection: { [OUTBOX_FIELD]: 1 } })
+      .toArray();
+    const outboxOf = new Map(found.map((document) => [document._id, document.outbox ?? []]));
+    const applied = writes.filter((write) => outboxOf.get(write._id)?.some((event) => event.id === write.event.id));
+    for (const write of applied) committed(write._id, outboxOf.get(write._id));
+    return applied;
+  }
+
+  return { applyOne, applyMany };
+}
+
+function versionFilter<Body>(write: ItemWrite<Body>): Filter<StoredDocument<Body>> {
+  return { _id: write._id, version: write.from } as Filter<StoredDocument<Body>>;
+}
+
+function updateOf<Body>({ next, event }: ItemWrite<Body>): never {
+  const absent = OPTIONAL_FIELDS.filter((field) => next[field] === undefined);
+  return {
+    $set: Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)),
+    ...(absent.length > 0 ? { $unset: Object.fromEntries(absent.map((field) => [field, ''])) } : {}),
+    $push: { [OUTBOX_FIELD]: event },
+  } as never;
+}

@@ -1,0 +1,381 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Collection, Db, Filter, IndexDescription } from 'mongodb';
+import { v7 as uuidv7 } from 'uuid';
+import type { EntityEvents, EventAction } from '@rm/contracts';
+import type { DocumentLocks } from './document-locks.js';
+import { documentId, scopeFilter, toResource, type Resource, type ResourceId, type Scope, type StoredDocument } from './document.js';
+import {
+  ConcurrentWriteError,
+  orUnavailable,
+  PreconditionFailedError,
+  ResourceNotFoundError,
+  StoreUsageError,
+} from './errors.js';
+import type { EventBuilder } from './event-builder.js';
+import type { Guard, GuardDefinition } from './guard.js';
+import type { ItemWrite, ItemWriter } from './item-writes.js';
+
+/** Parsed If-Match: any existing version, or one of the listed ones. */
+export type IfMatch = { any: true } | { versions: readonly number[] };
+
+/**
+ * One keyset read of a page (as service-kit's `paginate` asks for it): keys `$gt` after, `$gte` from
+ * or `$lt` before the bound, in key order or, when `descending`, the reverse.
+ */
+export interface KeysetRead {
+  bound: { after: string } | { from: string } | { before: string } | undefined;
+  descending: boolean;
+  limit: number;
+}
+
+/** A filter over the fields `indexed` gives, by their path inside it: `{ 'span.end': { $gt: from } }`. */
+export type IndexedFilter = Record<string, unknown>;
+
+/** What a collection stores and publishes. */
+export interface CollectionDefinition<Body> {
+  /** MongoDB collection. */
+  name: string;
+  /** Publisher, entity and the contract of its events' data. */
+  events: EntityEvents;
+  /** The event data of a resource: its representation, which names its parent. */
+  represent(resource: Resource<Body>): Record<string, unknown>;
+  /** Sub-resources: every id has a `parent`, and lists are per parent. */
+  scopedByParent?: boolean;
+  /** Fields kept beside the body for queries and indexes, in query-ready form (dates as Date). */
+  indexed?(body: Body): Record<string, unknown>;
+  /** Indexes over `indexed` fields by name; each is prefixed with the list's scope (tenant, parent). */
+  indexes?: Record<string, readonly string[]>;
+  /**
+   * 'purge' removes a tombstone once its event is out and a grace period has passed; only for
+   * collections whose ids never come back (generated ids, no upsert), since the tombstone is what
+   * keeps a re-created resource's versions going. Default 'keep'.
+   */
+  tombstones?: 'keep' | 'purge';
+  /** An invariant over the items of one parent, committed through the parent's guard document. */
+  guard?: GuardDefinition<Body, unknown>;
+  /** Collections of sub-resources removed with each resource of this one (their parent is its key). */
+  cascadeTo?: readonly CascadeTarget[];
+}
+
+/** What a cascade needs of a collection of sub-resources. */
+export interface CascadeTarget {
+  removeMany(scope: Scope): Promise<unknown[]>;
+}
+
+export interface WriteResult<Body> {
+  resource: Resource<Body>;
+  created: boolean;
+}
+
+export interface ResourceCollection<Body> {
+  readonly name: string;
+  readonly collection: Collection<StoredDocument<Body>>;
+  get(id: ResourceId): Promise<Resource<Body> | null>;
+  /** One page of a list, in key order (see KeysetRead). */
+  list(scope: Scope, read: KeysetRead): Promise<Resource<Body>[]>;
+  /** The live resources of a list whose indexed fields match, in key order. */
+  find(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
+  /** Creates a resource under a generated UUIDv7 key, without reading first. */
+  create(scope: Scope, body: Body): Promise<Resource<Body>>;
+  /**
+   * Creates or replaces (`upsert`, the default), or replaces only (`update`: 404 when missing). An
+   * unchanged body writes nothing and keeps the version.
+   */
+  put(id: ResourceId, body: Body, options?: { ifMatch?: IfMatch; mode?: 'upsert' | 'update' }): Promise<WriteResult<Body>>;
+  /** Removes one resource, leaving a tombstone; returns it as it was. */
+  remove(id: ResourceId, options?: { ifMatch?: IfMatch }): Promise<Resource<Body>>;
+  /** Removes every live resource of a list (that matches `where`), each with its own event; returns them. */
+  removeMany(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
+  /** Indexes of this collection, declared at start. */
+  readonly indexDescriptions: IndexDescription[];
+  /** Finishes cascades that a crash left half done (maintenance); returns how many. */
+  finishCascades(cutoff: Date): Promise<number>;
+}
+
+export interface CollectionParts<Body> {
+  locks: DocumentLocks;
+  buildEvent: EventBuilder<Body>;
+  writer: ItemWriter<Body>;
+  guard: Guard<Body> | undefined;
+}
+
+/** Attempts before a write that keeps losing races answers 409. */
+const MAX_WRITE_ATTEMPTS = 8;
+/** Documents removed per commit by removeMany: a guard's intent holds them all. */
+const REMOVE_BATCH = 200;
+
+export function createResourceCollection<Body>(
+  db: Db,
+  definition: CollectionDefinition<Body>,
+  { locks, buildEvent, writer, guard }: CollectionParts<Body>,
+): ResourceCollection<Body> {
+  const { name, events, indexed, scopedByParent = false, tombstones = 'keep', cascadeTo = [] } = definition;
+  const entity = events.entity;
+  const collection = db.collection<StoredDocument<Body>>(name);
+  const live = { deleted: { $exists: false } };
+
+  function checkScope(scope: Scope): void {
+    if (scopedByParent !== (scope.parent !== undefined)) {
+      throw new StoreUsageError(`${name}: ${scopedByParent ? 'a parent is required' : 'there is no parent'} in ${JSON.stringify(scope)}`);
+    }
+  }
+
+  /**
+   * Commits the writes `decide` makes from what it reads, holding the documents' locks: through the
+   * guard when there is one, else directly. Returns the writes that took effect.
+   */
+  async function commit(scope: Scope, ids: readonly string[], decide: () => Promise<ItemWrite<Body>[]>): Promise<ItemWrite<Body>[]> {
+    if (guard !== undefined) return guard.commit(scope, decide);
+    return locks.exclusiveAll(ids, async () => {
+      const writes = await decide();
+      if (writes.length <= 1) return writes[0] !== undefined && (await writer.applyOne(writes[0])) ? writes : [];
+      return writer.applyMany(writes);
+    });
+  }
+
+  function liveWrite(id: ResourceId, current: StoredDocument<Body> | null, body: Body, at: Date): ItemWrite<Body> {
+    const created = current === null || current.deleted === true;
+    const version = (current?.version ?? 0) + 1;
+    const createdAt = created ? at : current.created_at;
+    const resource: Resource<Body> = { ...id, version, body, createdAt, updatedAt: at };
+    return {
+      _id: documentId(id),
+      from: current?.version ?? 0,
+      next: {
+        ...scopeFilter(id),
+        key: id.key,
+        version,
+        body,
+        ...(indexed === undefined ? {} : { indexed: indexed(body) }),
+        created_at: createdAt,
+        updated_at: at,
+      },
+      event: buildEvent(resource, created ? 'created' : 'updated', version, at),
+    };
+  }
+
+  function tombstoneWrite(current: StoredDocument<Body>, at: Date): ItemWrite<Body> {
+    const version = current.version + 1;
+    return {
+      _id: current._id,
+      from: current.version,
+      next: {
+        ...scopeFilter(current),
+        key: current.key,
+        version,
+        deleted: true,
+        ...(cascadeTo.length > 0 ? { cascading: true } : {}),
+        created_at: current.created_at,
+        updated_at: at,
+      },
+      event: buildEvent(toResource(current), 'deleted' satisfies EventAction, version, at),
+    };
+  }
+
+  function checkIfMatch(key: string, current: StoredDocument<Body> | null, ifMatch: IfMatch | undefined): void {
+    if (ifMatch === undefined) return;
+    if (current === null || current.deleted) throw new PreconditionFailedError(entity, key, undefined);
+    if ('versions' in ifMatch && !ifMatch.versions.includes(current.version)) {
+      throw new PreconditionFailedError(entity, key, current.version);
+    }
+  }
+
+  const read = (_id: string) => collection.findOne({ _id } as Filter<StoredDocument<Body>>);
+
+  async function create(scope: Scope, body: Body): Promise<Resource<Body>> {
+    checkScope(scope);
+    const id = { ...scope, key: uuidv7() };
+    const write = liveWrite(id, null, body, new Date());
+    // A fresh UUIDv7 cannot exist yet: no read first, and nothing to retry.
+    const [applied] = await orUnavailable(() => commit(scope, [write._id], async () => [write]));
+    if (applied === undefined) throw new ConcurrentWriteError(entity, id.key);
+    return resultOf(write).resource;
+  }
+
+  async function put(id: ResourceId, body: Body, options: { ifMatch?: IfMatch; mode?: 'upsert' | 'update' } = {}): Promise<WriteResult<Body>> {
+    checkScope(id);
+    const { ifMatch, mode = 'upsert' } = options;
+    if (mode === 'upsert' && tombstones === 'purge') throw new StoreUsageError(`${name} purges tombstones, so it cannot upsert`);
+    const _id = documentId(id);
+    return orUnavailable(async () => {
+      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
+        let unchanged: StoredDocument<Body> | undefined;
+        const [applied] = await commit(id, [_id], async () => {
+          const current = await read(_id);
+          checkIfMatch(id.key, current, ifMatch);
+          const missing = current === null || current.deleted === true;
+          if (missing && mode === 'update') throw new ResourceNotFoundError(entity, id.key);
+          if (!missing && isDeepStrictEqual(current.body, body)) {
+            unchanged = current;
+            return [];
+          }
+          // A parent created again first loses the sub-resources of its previous life; the write
+          // itself then drops the `cascading` mark (we hold the document's lock already).
+          if (current?.cascading === true) await removeChildren(current);
+          return [liveWrite(id, current, body, new Date())];
+        });
+        if (unchanged !== undefined) return { resource: toResource(unchanged), created: false };
+        if (applied !== undefined) return resultOf(applied);
+      }
+      throw new ConcurrentWriteError(entity, id.key);
+    });
+  }
+
+  async function remove(id: ResourceId, options: { ifMatch?: IfMatch } = {}): Promise<Resource<Body>> {
+    checkScope(id);
+    const _id = documentId(id);
+    return orUnavailable(async () => {
+      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
+        let removed: StoredDocument<Body> | undefined;
+        const [applied] = await commit(id, [_id], async () => {
+          const current = await read(_id);
+          checkIfMatch(id.key, current, options.ifMatch);
+          if (current === null || current.deleted) throw new ResourceNotFoundError(entity, id.key);
+          removed = current;
+          return [tombstoneWrite(current, new Date())];
+        });
+        if (applied !== undefined && removed !== undefined) {
+          if (applied.next.cascading === true) await finishCascade({ ...removed, ...applied.next });
+          return toResource(removed);
+        }
+      }
+      throw new ConcurrentWriteError(entity, id.key);
+    });
+  }
+
+  async function removeMany(scope: Scope, where: IndexedFilter = {}): Promise<Resource<Body>[]> {
+    checkScope(scope);
+    const removed: Resource<Body>[] = [];
+    const filter = { ...scopeFilter(scope), ...live, ...indexedFilter(where) } as Filter<StoredDocument<Body>>;
+    await orUnavailable(async () => {
+      // Each round removes what is live now; a document that a concurrent write changed comes back
+      // in the next round with its new version. Only rounds that remove nothing count as lost races.
+      for (let lostRounds = 0; lostRounds < MAX_WRITE_ATTEMPTS; ) {
+        const targets = await collection.find(filter, { projection: { _id: 1 } }).limit(REMOVE_BATCH).toArray();
+        if (targets.length === 0) return;
+        const ids = targets.map((target) => target._id);
+        const before = new Map<string, StoredDocument<Body>>();
+        const applied = await commit(scope, ids, async () => {
+          const current = await collection.find({ _id: { $in: ids }, ...live } as Filter<StoredDocument<Body>>).toArray();
+          const at = new Date();
+          for (const document of current) before.set(document._id, document);
+          return current.map((document) => tombstoneWrite(document, at));
+        });
+        for (const write of applied) {
+          const document = before.get(write._id) as StoredDocument<Body>;
+          if (write.next.cascading === true) await finishCascade({ ...document, ...write.next });
+          removed.push(toResource(document));
+        }
+        lostRounds = applied.length === 0 ? lostRounds + 1 : 0;
+      }
+      throw new ConcurrentWriteError(entity, scope.parent ?? scope.tenant);
+    });
+    return removed;
+  }
+
+  async function removeChildren(tombstone: StoredDocument<Body>): Promise<void> {
+    for (const child of cascadeTo) await child.removeMany({ tenant: tombstone.tenant, parent: tombstone.key });
+  }
+
+  /** Removes the sub-resources of a removed resource, then clears its `cascading` mark. */
+  async function finishCascade(tombstone: StoredDocument<Body>): Promise<void> {
+    await removeChildren(tombstone);
+    await locks.exclusive(tombstone._id, () =>
+      collection.updateOne(
+        { _id: tombstone._id, version: tombstone.version, cascading: true } as Filter<StoredDocument<Body>>,
+        { $unset: { cascading: '' } },
+      ),
+    );
+  }
+
+  async function finishCascades(cutoff: Date): Promise<number> {
+    if (cascadeTo.length === 0) return 0;
+    const pending = await collection.find({ cascading: true, updated_at: { $lt: cutoff } } as Filter<StoredDocument<Body>>).toArray();
+    for (const tombstone of pending) await finishCascade(tombstone);
+    return pending.length;
+  }
+
+  function resultOf(write: ItemWrite<Body>): WriteResult<Body> {
+    const { next } = write;
+    return {
+      resource: toResource({ _id: write._id, ...next }),
+      created: write.event.type.endsWith('.created'),
+    };
+  }
+
+  async function get(id: ResourceId): Promise<Resource<Body> | null> {
+    checkScope(id);
+    const document = await orUnavailable(() => read(documentId(id)));
+    return document === null || document.deleted ? null : toResource(document);
+  }
+
+  async function list(scope: Scope, { bound, descending, limit }: KeysetRead): Promise<Resource<Body>[]> {
+    checkScope(scope);
+    const range =
+      bound === undefined ? undefined
+      : 'after' in bound ? { $gt: bound.after }
+      : 'from' in bound ? { $gte: bound.from }
+      : { $lt: bound.before };
+    const found = await orUnavailable(() =>
+      collection
+        .find({ ...scopeFilter(scope), ...live, ...(range ? { key: range } : {}) } as Filter<StoredDocument<Body>>)
+        .sort({ key: descending ? -1 : 1 })
+        .limit(limit)
+        .toArray(),
+    );
+    return found.map(toResource);
+  }
+
+  async function find(scope: Scope, where: IndexedFilter = {}): Promise<Resource<Body>[]> {
+    checkScope(scope);
+    const found = await orUnavailable(() =>
+      collection
+        .find({ ...scopeFilter(scope), ...live, ...indexedFilter(where) } as Filter<StoredDocument<Body>>)
+        .sort({ key: 1 })
+        .toArray(),
+    );
+    return found.map(toResource);
+  }
+
+  const scopeKeys = { tenant: 1, ...(scopedByParent ? { parent: 1 } : {}) };
+  const indexDescriptions: IndexDescription[] = [
+    { key: { ...scopeKeys, key: 1 }, name: 'scope_key', unique: true },
+    // Lets the relay's sweep find documents with unpublished events without a collection scan.
+    { key: { 'outbox.id': 1 }, name: 'outbox_pending', sparse: true },
+    ...(tombstones === 'purge' ? [{ key: { deleted: 1, updated_at: 1 }, name: 'tombstones', sparse: true }] : []),
+    ...(cascadeTo.length > 0 ? [{ key: { cascading: 1 }, name: 'cascading', sparse: true }] : []),
+    ...Object.entries(definition.indexes ?? {}).map(([indexName, fields]) => ({
+      key: { ...scopeKeys, ...Object.fromEntries(fields.map((field) => [`indexed.${field}`, 1])) },
+      name: indexName,
+    })),
+  ];
+
+  return {
+    name,
+    collection,
+    get,
+    list,
+    find,
+    create,
+    put,
+    remove,
+    removeMany,
+    indexDescriptions,
+    finishCascades,
+  };
+}
+
+function indexedFilter(where: IndexedFilter): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(where).map(([path, condition]) => [`indexed.${path}`, condition]));
+}
+
+/**
+ * The `where` of resources whose span `[start, end)` overlaps `[from, until)` (DESIGN §3: half-open,
+ * so spans that only touch do not overlap); either bound may be open.
+ */
+export function overlapping(start: string, end: string, { from, until }: { from?: Date; until?: Date }): IndexedFilter {
+  return {
+    ...(from === undefined ? {} : { [end]: { $gt: from } }),
+    ...(until === undefined ? {} : { [start]: { $lt: until } }),
+  };
+}

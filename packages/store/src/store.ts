@@ -1,0 +1,124 @@
+import type { Db, Filter } from 'mongodb';
+import type { AppliedVersions, EventValidator, OutboxSource } from '@rm/contracts';
+import { createAppliedVersions } from './applied-versions.js';
+import { createBulkWrites } from './bulk-writes.js';
+import { createDocumentLocks } from './document-locks.js';
+import type { StoredDocument } from './document.js';
+import { StoreUsageError } from './errors.js';
+import { createEventBuilder } from './event-builder.js';
+import { createGuard, GUARDS_COLLECTION, type Guard } from './guard.js';
+import { declareIndexes } from './indexes.js';
+import { createItemWriter } from './item-writes.js';
+import { createOutboxStore, tidyEmptyOutboxes } from './outbox-store.js';
+import { createResourceCollection, type CollectionDefinition, type ResourceCollection } from './resource-collection.js';
+
+export interface StoreOptions {
+  /** Checks each event against its contract when it is written (contracts' createEventValidator). */
+  validate: EventValidator;
+  /** Largest message the broker accepts; a write whose event is larger is refused (413). */
+  maxEventBytes: number;
+  /** Longest wait for one database answer where the client sets none (the sweep's cursor batches). */
+  operationTimeoutMs?: number;
+  /** Guard intents and cascades untouched this long are finished by maintenance (default 10 s). */
+  staleAfterMs?: number;
+  /** How long a purgeable tombstone stays after its event is out (default 10 minutes). */
+  tombstoneGraceMs?: number;
+}
+
+/** What one maintenance pass did. */
+export interface MaintenanceReport {
+  intentsFinished: number;
+  cascadesFinished: number;
+  tombstonesPurged: number;
+  outboxesTidied: number;
+}
+
+export interface Store {
+  readonly db: Db;
+  /** A collection of resources; the store's outbox knows it from now on. */
+  collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body>;
+  /** What the relay reads, is handed and clears. */
+  readonly outbox: OutboxSource;
+  /** The applied-versions ledger of a durable consumer. */
+  appliedVersions(durable: string): AppliedVersions;
+  /** Declares the indexes of every collection; idempotent. */
+  declareIndexes(): Promise<void>;
+  /**
+   * Finishes what a crash left half done (guard intents, cascades), purges tombstones that are no
+   * longer needed and tidies empty outboxes. Safe to run at any time, from any replica.
+   */
+  maintain(): Promise<MaintenanceReport>;
+}
+
+/**
+ * The store of one service's database. It owns the document locks and the bulk-write gate that all
+ * its collections share, and knows every collection it made, so that the relay can never miss one.
+ */
+export function createStore(db: Db, options: StoreOptions): Store {
+  const { validate, maxEventBytes, operationTimeoutMs = 10_000, staleAfterMs = 10_000, tombstoneGraceMs = 10 * 60_000 } = options;
+  const locks = createDocumentLocks();
+  const bulk = createBulkWrites();
+  const collections = new Map<string, { collection: ResourceCollection<unknown>; guard: Guard<unknown> | undefined; purge: boolean }>();
+  const outbox = createOutboxStore(db, { collections: () => [...collections.keys()], locks, operationTimeoutMs });
+
+  function collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body> {
+    if (collections.has(definition.name)) throw new StoreUsageError(`collection ${definition.name} is defined twice`);
+    const writer = createItemWriter(db.collection<StoredDocument<Body>>(definition.name), { bulk, notify: outbox.notify });
+    const guard =
+      definition.guard === undefined
+        ? undefined
+        : createGuard(db, { collection: definition.name, entity: definition.events.entity, definition: definition.guard, writer, locks });
+    const buildEvent = createEventBuilder({ events: definition.events, represent: definition.represent, validate, maxEventBytes });
+    const created = createResourceCollection(db, definition, { locks, buildEvent, writer, guard });
+    collections.set(definition.name, {
+      collection: created as ResourceCollection<unknown>,
+      guard: guard as Guard<unknown> | undefined,
+      purge: definition.tombstones === 'purge',
+    });
+    return created;
+  }
+
+  async function purgeTombstones(cutoff: Date): Promise<number> {
+    let purged = 0;
+    for (const [name, { purge }] of collections) {
+      if (!purge) continue;
+      // Only once the delete's event is out, and after a grace period: a guard intent that a stalled
+      // writer applies late must find the tombstone, not an empty place to re-create the resource in.
+      const { deletedCount } = await db.collection<StoredDocument<unknown>>(name).deleteMany({
+        deleted: true,
+        outbox: { $exists: false },
+        cascading: { $exists: false },
+        updated_at: { $lt: cutoff },
+      } as Filter<StoredDocument<unknown>>);
+      purged += deletedCount;
+    }
+    return purged;
+  }
+
+  return {
+    db,
+    collection,
+    outbox,
+    appliedVersions: (durable) => createAppliedVersions(db, durable, bulk),
+    async declareIndexes() {
+      for (const [name, { collection: declared }] of collections) await declareIndexes(db.collection(name), declared.indexDescriptions);
+      await declareIndexes(db.collection(GUARDS_COLLECTION), [{ key: { collection: 1, updated_at: 1 }, name: 'stale_intents' }]);
+    },
+    async maintain() {
+      const now = Date.now();
+      const stale = new Date(now - staleAfterMs);
+      let intentsFinished = 0;
+      let cascadesFinished = 0;
+      for (const { collection: each, guard } of collections.values()) {
+        intentsFinished += (await guard?.finishStale(stale)) ?? 0;
+        cascadesFinished += await each.finishCascades(stale);
+      }
+      return {
+        intentsFinished,
+        cascadesFinished,
+        tombstonesPurged: await purgeTombstones(new Date(now - tombstoneGraceMs)),
+        outboxesTidied: await tidyEmptyOutboxes(db, [...collections.keys()], locks),
+      };
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestMongo, type TestMongo } from '@rm/testkit';
+import { BULK_CHUNK, createBulkWrites } from '../src/bulk-writes.js';
+
+let mongo: TestMongo;
+
+beforeAll(async () => {
+  mongo = await connectTestMongo('store_bulk');
+});
+
+afterAll(async () => {
+  await mongo?.close();
+});
+
+describe('bulk writes', () => {
+  it('writes more operations than one chunk holds, in chunks, counting every one', async () => {
+    const bulk = createBulkWrites();
+    const counters = mongo.db.collection<{ _id: string; n: number }>('counters');
+    const operations = Array.from({ length: BULK_CHUNK * 3 + 7 }, (_, index) => ({
+      updateOne: { filter: { _id: `c-${index}` }, update: { $inc: { n: 1 } }, upsert: true },
+    }));
+    expect(await bulk(counters, operations)).toEqual({ matched: 0, modified: 0, upserted: operations.length });
+    expect(await bulk(counters, operations)).toEqual({ matched: operations.length, modified: operations.length, upserted: 0 });
+    expect(await counters.countDocuments({ n: 2 })).toBe(operations.length);
+  });
+
+  // FerretDB's PostgreSQL handler hangs on bulk writes running side by side (4 × 49 never answered)
+  it('runs callers one at a time, so that concurrent bulk writes never meet on the server', async () => {
+    const bulk = createBulkWrites();
+    const collection = mongo.db.collection<{ _id: string; n: number }>('concurrent');
+    const writes = Array.from({ length: 4 }, (_, caller) =>
+      bulk(
+        collection,
+        Array.from({ length: BULK_CHUNK }, (_, index) => ({ updateOne: { filter: { _id: `${caller}-${index}` }, update: { $set: { n: caller } }, upsert: true } })),
+      ),
+    );
+    const counts = await Promise.all(writes);
+    expect(counts.map((count) => count.upserted)).toEqual([BULK_CHUNK, BULK_CHUNK, BULK_CHUNK, BULK_CHUNK]);
+    expect(await collection.countDocuments({})).toBe(4 * BULK_CHUNK);
+  });
+});

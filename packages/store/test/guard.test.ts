@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestMongo, testServers, type TestMongo } from '@rm/testkit';
+import { MongoClient } from 'mongodb';
+import { GUARDS_COLLECTION, ResourceConflictError, type Store, type StoredDocument } from '../src/index.js';
+import { hasAtomicConditionalUpdates, hours, noOverlappingParts, partDefinition, testStore, type Part, type Parts } from './fixtures.js';
+
+let mongo: TestMongo;
+let store: Store;
+let parts: Parts;
+
+beforeAll(async () => {
+  mongo = await connectTestMongo('store_guard');
+  store = testStore(mongo.db, { staleAfterMs: 0 });
+  parts = store.collection(partDefinition({ guard: noOverlappingParts }));
+  await store.declareIndexes();
+});
+
+afterAll(async () => {
+  await mongo?.close();
+});
+
+const tenant = 't1';
+const under = (parent: string) => ({ tenant, parent });
+const rawPart = (db: typeof mongo.db, parent: string, key: string) =>
+  db.collection<StoredDocument<Part>>(parts.name).findOne({ _id: `${tenant}/${parent}/${key}` });
+
+describe('a guarded invariant (no two parts of a widget overlap)', () => {
+  it('refuses an overlapping create with 409 naming the part it overlaps, and writes nothing', async () => {
+    const first = await parts.create(under('w-1'), hours(8, 12));
+    const refused = parts.create(under('w-1'), hours(11, 13));
+    await expect(refused).rejects.toBeInstanceOf(ResourceConflictError);
+    await expect(refused).rejects.toMatchObject({ statusCode: 409, extensions: { conflicting_id: first.key }, message: `the part overlaps part '${first.key}'` });
+    expect((await parts.find(under('w-1'))).map((part) => part.key)).toEqual([first.key]);
+  });
+
+  it('lets parts that only touch, and parts of other widgets, be', async () => {
+    await parts.create(under('w-2'), hours(8, 12));
+    await expect(parts.create(under('w-2'), hours(12, 14))).resolves.toMatchObject({ version: 1 });
+    await expect(parts.create(under('w-2'), hours(6, 8))).resolves.toMatchObject({ version: 1 });
+    await expect(parts.create(under('w-2-other'), hours(8, 12))).resolves.toMatchObject({ version: 1 });
+  });
+
+  it('checks an update against the other parts only, and frees the old span', async () => {
+    const morning = await parts.create(under('w-3'), hours(8, 12));
+    const afternoon = await parts.create(under('w-3'), hours(13, 17));
+    // moving within its own old span is no conflict with itself
+    await expect(parts.put({ ...under('w-3'), key: morning.key }, hours(9, 12), { mode: 'update' })).resolves.toMatchObject({ resource: { version: 2 } });
+    await expect(parts.put({ ...under('w-3'), key: morning.key }, hours(9, 14), { mode: 'update' })).rejects.toMatchObject({
+      statusCode: 409,
+      extensions: { conflicting_id: afternoon.key },
+    });
+    // the freed hour 8 can be taken by another part
+    await expect(parts.create(under('w-3'), hours(8, 9))).resolves.toMatchObject({ version: 1 });
+  });
+
+  it('frees the span of a removed part, one by one or in bulk', async () => {
+    const part = await parts.create(under('w-4'), hours(8, 12));
+    await parts.remove({ ...under('w-4'), key: part.key });
+    const again = await parts.create(under('w-4'), hours(8, 12));
+    await parts.create(under('w-4'), hours(12, 13));
+    await parts.removeMany(under('w-4'));
+    await expect(parts.create(under('w-4'), hours(7, 14))).resolves.toMatchObject({ version: 1 });
+    expect(await parts.get({ ...under('w-4'), key: again.key })).toBeNull();
+  });
+
+  it('lets exactly one of many concurrent overlapping creates in, and all that do not overlap', async () => {
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 6 }, () => parts.create(under('w-5'), hours(8, 12))),
+      parts.create(under('w-5'), hours(12, 13)),
+      parts.create(under('w-5'), hours(14, 15)),
+    ]);
+    const refused = results.filter((result) => result.status === 'rejected');
+    expect(refused).toHaveLength(5);
+    for (const result of refused) expect(result.reason).toBeInstanceOf(ResourceConflictError);
+    const spans = (await parts.find(under('w-5'))).map((part) => [part.body.from, part.body.until]);
+    expect(spans.sort()).toEqual([hours(8, 12), hours(12, 13), hours(14, 15)].map((part) => [part.from, part.until]).sort());
+  });
+
+  it('rolls forward the write of a writer that died after its guard commit, before anyone decides again', async () => {
+    const part = await parts.create(under('w-6'), hours(8, 12));
+    // what a writer that died between committing the guard and writing the part leaves: the guard
+    // holds the part and its intent, the part document does not exist
+    await mongo.db.collection(parts.name).deleteOne({ _id: `${tenant}/w-6/${part.key}` as never });
+    const restarted = testStore(mongo.db, { staleAfterMs: 0 }).collection(partDefinition({ name: parts.name, guard: noOverlappingParts }));
+
+    await expect(restarted.create(under('w-6'), hours(10, 11))).rejects.toMatchObject({ extensions: { conflicting_id: part.key } });
+    expect(await rawPart(mongo.db, 'w-6', part.key)).toMatchObject({ version: 1, body: hours(8, 12), outbox: [{ type: 'part.created', version: 1 }] });
+  });
+
+  it('lets maintenance finish intents nobody wrote after, and clear them', async () => {
+    const part = await parts.create(under('w-7'), hours(8, 12));
+    await mongo.db.collection(parts.name).deleteOne({ _id: `${tenant}/w-7/${part.key}` as never });
+    const restarted = testStore(mongo.db, { staleAfterMs: 0 });
+    restarted.collection(partDefinition({ name: parts.name, guard: noOverlappingParts }));
+
+    const report = await restarted.maintain();
+    expect(report.intentsFinished).toBeGreaterThanOrEqual(1);
+    expect(await rawPart(mongo.db, 'w-7', part.key)).toMatchObject({ version: 1, body: hours(8, 12) });
+    const guard = await mongo.db.collection(GUARDS_COLLECTION).findOne({ _id: `${parts.name}/${tenant}/w-7` as never });
+    expect(guard).toMatchObject({ intents: [], items: [{ key: part.key }] });
+  });
+
+  it('applies an intent found twice only once: the second application changes nothing', async () => {
+    const part = await parts.create(under('w-8'), hours(8, 12));
+    const restarted = testStore(mongo.db, { staleAfterMs: 0 });
+    restarted.collection(partDefinition({ name: parts.name, guard: noOverlappingParts }));
+    await restarted.maintain();
+    expect(await rawPart(mongo.db, 'w-8', part.key)).toMatchObject({ version: 1, outbox: [{ type: 'part.created' }] });
+  });
+});
+
+describe('a guarded invariant across processes', () => {
+  it('holds when two processes create overlapping parts at once', async (context) => {
+    if (!(await hasAtomicConditionalUpdates(mongo.db))) {
+      context.skip('FerretDB v1 has no atomic conditional update; production runs on MongoDB, which has');
+    }
+    const other = await MongoClient.connect(testServers().mongoUrl);
+    try {
+      const there = testStore(other.db(mongo.db.databaseName)).collection(partDefinition({ guard: noOverlappingParts }));
+      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, index) => (index % 2 ? parts : there).create(under('w-x'), hours(8, 12))));
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      expect(await parts.find(under('w-x'))).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PendingEvents } from '@rm/contracts';
+import { connectTestMongo, findFreePort, testServers, type TestMongo } from '@rm/testkit';
+import { MongoClient } from 'mongodb';
+import {
+  ConcurrentWriteError,
+  DatabaseUnavailableError,
+  EventTooLargeError,
+  InvalidEventError,
+  PreconditionFailedError,
+  ResourceNotFoundError,
+  type StoredDocument,
+} from '../src/index.js';
+import { hasAtomicConditionalUpdates, testStore, widgetDefinition, type Widget, type Widgets } from './fixtures.js';
+
+let mongo: TestMongo;
+let widgets: Widgets;
+const committed: PendingEvents[] = [];
+
+beforeAll(async () => {
+  mongo = await connectTestMongo('store_resources');
+  const store = testStore(mongo.db);
+  widgets = store.collection(widgetDefinition());
+  store.outbox.onCommit((events) => committed.push(events));
+  await store.declareIndexes();
+});
+
+afterAll(async () => {
+  await mongo?.close();
+});
+
+const id = (key: string, tenant = 't1') => ({ tenant, key });
+const rawDocument = (tenant: string, key: string) =>
+  widgets.collection.findOne({ _id: `${tenant}/${key}` }) as Promise<StoredDocument<Widget> | null>;
+const committedTo = (documentId: string) => committed.filter((entry) => entry.documentId === documentId);
+
+describe('put', () => {
+  it('creates at version 1 with a created event in the same document, and hands the event to the relay', async () => {
+    const { resource, created } = await widgets.put(id('w-1'), { colour: 'red' });
+    expect(created).toBe(true);
+    expect(resource).toMatchObject({ tenant: 't1', key: 'w-1', version: 1, body: { colour: 'red' } });
+
+    const stored = await rawDocument('t1', 'w-1');
+    expect(stored?.outbox).toHaveLength(1);
+    expect(stored?.outbox?.[0]).toMatchObject({
+      type: 'widget.created',
+      subject: 'rm.things.t1.widget.created',
+      tenant: 't1',
+      entity_id: 'w-1',
+      version: 1,
+      data: { business_id: 'w-1', colour: 'red', version: 1 },
+    });
+    expect(stored?.outbox?.[0]?.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+    expect(committedTo('t1/w-1')).toEqual([{ collection: 'widgets', documentId: 't1/w-1', events: stored?.outbox }]);
+  });
+
+  it('replaces the body, bumps the version by one and hands over every waiting event in order', async () => {
+    await widgets.put(id('w-2'), { colour: 'red' });
+    const { resource, created } = await widgets.put(id('w-2'), { colour: 'blue', tags: ['a'] });
+    expect(created).toBe(false);
+    expect(resource.version).toBe(2);
+    const stored = await rawDocument('t1', 'w-2');
+    expect(stored?.body).toEqual({ colour: 'blue', tags: ['a'] });
+    expect(stored?.outbox?.map((event) => [event.type, event.version])).toEqual([
+      ['widget.created', 1],
+      ['widget.updated', 2],
+    ]);
+    // the relay gets the first event again with the second: it must go out before it
+    expect(committedTo('t1/w-2').at(-1)?.events.map((event) => event.version)).toEqual([1, 2]);
+  });
+
+  it('writes nothing when the body is unchanged, whatever the key order', async () => {
+    await widgets.put(id('w-3'), { colour: 'red', tags: ['x'] });
+    const handedOver = committedTo('t1/w-3').length;
+    const { resource, created } = await widgets.put(id('w-3'), { tags: ['x'], colour: 'red' });
+    expect({ version: resource.version, created }).toEqual({ version: 1, created: false });
+    expect(committedTo('t1/w-3')).toHaveLength(handedOver);
+    expect((await rawDocument('t1', 'w-3'))?.outbox).toHaveLength(1);
+  });
+
+  it('honours If-Match: the current version and * pass, a stale one or a missing resource gives 412', async () => {
+    await widgets.put(id('w-4'), { colour: 'red' });
+    await expect(widgets.put(id('w-4'), { colour: 'blue' }, { ifMatch: { versions: [1] } })).resolves.toMatchObject({ resource: { version: 2 } });
+    await expect(widgets.put(id('w-4'), { colour: 'green' }, { ifMatch: { any: true } })).resolves.toMatchObject({ resource: { version: 3 } });
+    await expect(widgets.put(id('w-4'), { colour: 'amber' }, { ifMatch: { versions: [1, 3] } })).resolves.toMatchObject({ resource: { version: 4 } });
+    const stale = widgets.put(id('w-4'), { colour: 'grey' }, { ifMatch: { versions: [2, 3] } });
+    await expect(stale).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(stale).rejects.toMatchObject({ statusCode: 412 });
+    await expect(widgets.put(id('w-missing'), { colour: 'red' }, { ifMatch: { any: true } })).rejects.toBeInstanceOf(PreconditionFailedError);
+    expect(await widgets.get(id('w-missing'))).toBeNull();
+    expect((await widgets.get(id('w-4')))?.body.colour).toBe('amber');
+  });
+
+  it('in update mode, answers 404 for a resource that does not exist or was removed, and writes nothing', async () => {
+    await expect(widgets.put(id('w-never'), { colour: 'red' }, { mode: 'update' })).rejects.toBeInstanceOf(ResourceNotFoundError);
+    expect(await rawDocument('t1', 'w-never')).toBeNull();
+    await widgets.put(id('w-gone'), { colour: 'red' });
+    await widgets.remove(id('w-gone'));
+    await expect(widgets.put(id('w-gone'), { colour: 'blue' }, { mode: 'update' })).rejects.toMatchObject({ statusCode: 404 });
+    await expect(widgets.put(id('w-3'), { colour: 'teal' }, { mode: 'update' })).resolves.toMatchObject({ created: false, resource: { version: 2 } });
+  });
+
+  it('keeps tenants apart: the same key in two tenants is two resources', async () => {
+    await widgets.put(id('shared', 't-a'), { colour: 'red' });
+    await widgets.put(id('shared', 't-b'), { colour: 'blue' });
+    expect((await widgets.get(id('shared', 't-a')))?.body.colour).toBe('red');
+    expect((await widgets.get(id('shared', 't-b')))?.body.colour).toBe('blue');
+    await widgets.remove(id('shared', 't-a'));
+    expect(await widgets.get(id('shared', 't-a'))).toBeNull();
+    expect((await widgets.get(id('shared', 't-b')))?.version).toBe(1);
+  });
+
+  it('serialises concurrent writers of one process: every write gets its own version and event', async () => {
+    await widgets.put(id('w-race'), { colour: 'c0' });
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, index) => widgets.put(id('w-race'), { colour: `c${index + 1}` })));
+    const versions = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.resource.version] : []));
+    for (const result of results) {
+      if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(ConcurrentWriteError);
+    }
+    expect(new Set(versions).size).toBe(versions.length);
+    const stored = await rawDocument('t1', 'w-race');
+    expect(stored?.version).toBe(1 + versions.length);
+    expect(stored?.outbox?.map((event) => event.version)).toEqual(Array.from({ length: stored?.version ?? 0 }, (_, index) => index + 1));
+  });
+});
+
+describe('create', () => {
+  it('stores under a generated UUIDv7 key at version 1, with its created event', async () => {
+    const first = await widgets.create({ tenant: 't1' }, { colour: 'plum' });
+    const second = await widgets.create({ tenant: 't1' }, { colour: 'plum' });
+    expect(first.key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(second.key > first.key).toBe(true);
+    expect(first).toMatchObject({ tenant: 't1', version: 1, body: { colour: 'plum' } });
+    expect((await rawDocument('t1', first.key))?.outbox?.map((event) => [event.type, event.entity_id])).toEqual([['widget.created', first.key]]);
+  });
+});
+
+describe('events that could never be published', () => {
+  it('refuses a write whose event exceeds the broker message limit, with 413 and nothing written', async () => {
+    const store = testStore(mongo.db, { maxEventBytes: 4_096 });
+    const small = store.collection(widgetDefinition({ name: 'small_widgets' }));
+    const refused = small.put(id('w-big'), { colour: 'x'.repeat(5_000) });
+    await expect(refused).rejects.toBeInstanceOf(EventTooLargeError);
+    await expect(refused).rejects.toMatchObject({ statusCode: 413, message: expect.stringContaining('4096 bytes') });
+    expect(await small.collection.countDocuments({})).toBe(0);
+    await expect(small.put(id('w-small'), { colour: 'x'.repeat(100) })).resolves.toMatchObject({ created: true });
+  });
+
+  it('refuses to write an event that breaks its contract: a bug, answered 500, nothing written', async () => {
+    const store = testStore(mongo.db);
+    const broken = store.collection(widgetDefinition({ name: 'broken_widgets', represent: (resource) => ({ business_id: resource.key }) }));
+    const refused = broken.put(id('w-1'), { colour: 'red' });
+    await expect(refused).rejects.toBeInstanceOf(InvalidEventError);
+    await expect(refused).rejects.toMatchObject({ statusCode: 500, message: expect.stringContaining('colour') });
+    expect(await broken.collection.countDocuments({})).toBe(0);
+  });
+});
+
+describe('put across processes', () => {
+  it('lets exactly one of two processes win a race for the same version', async (context) => {
+    if (!(await hasAtomicConditionalUpdates(mongo.db))) {
+      context.skip('FerretDB v1 has no atomic conditional update; production runs on MongoDB, which has');
+    }
+    const other = await MongoClient.connect(testServers().mongoUrl);
+    try {
+      const there = testStore(other.db(mongo.db.databaseName)).collection(widgetDefinition());
+      await widgets.put(id('w-xrace'), { colour: 'c0' });
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, index) => (index % 2 ? widgets : there).put(id('w-xrace'), { colour: `c${index + 1}` })),
+      );
+      const versions = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.resource.version] : []));
+      expect(new Set(versions).size).toBe(versions.length);
+      const stored = await rawDocument('t1', 'w-xrace');
+      expect(stored?.outbox?.map((event) => event.version)).toEqual(Array.from({ length: stored?.version ?? 0 }, (_, index) => index + 1));
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('remove', () => {
+  it('leaves a tombstone whose event carries the removed state, and a later create continues the versions', async () => {
+    await widgets.put(id('w-5'), { colour: 'red' });
+    const removed = await widgets.remove(id('w-5'));
+    expect(removed).toMatchObject({ version: 1, body: { colour: 'red' } });
+    expect(await widgets.get(id('w-5'))).toBeNull();
+
+    const tombstone = await rawDocument('t1', 'w-5');
+    expect(tombstone).toMatchObject({ version: 2, deleted: true });
+    expect(tombstone?.body).toBeUndefined();
+    expect(tombstone?.outbox?.at(-1)).toMatchObject({
+      type: 'widget.deleted',
+      subject: 'rm.things.t1.widget.deleted',
+      version: 2,
+      data: { business_id: 'w-5', colour: 'red', version: 1 },
+    });
+
+    const again = await widgets.put(id('w-5'), { colour: 'blue' });
+    expect(again).toMatchObject({ created: true, resource: { version: 3 } });
+    expect((await rawDocument('t1', 'w-5'))?.outbox?.at(-1)).toMatchObject({ type: 'widget.created', version: 3 });
+  });
+
+  it('answers 404 for a missing resource and 412 for a stale If-Match', async () => {
+    await expect(widgets.remove(id('nothing'))).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await expect(widgets.remove(id('nothing'))).rejects.toMatchObject({ statusCode: 404 });
+    await widgets.put(id('w-6'), { colour: 'red' });
+    await expect(widgets.remove(id('w-6'), { ifMatch: { versions: [7] } })).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(widgets.remove(id('w-6'), { ifMatch: { versions: [1] } })).resolves.toMatchObject({ version: 1 });
+    await expect(widgets.remove(id('w-6'), { ifMatch: { any: true } })).rejects.toBeInstanceOf(PreconditionFailedError);
+  });
+});
+
+describe('list', () => {
+  const tenant = 'paging';
+  const keys = ['k01', 'k02', 'k03', 'k04', 'k05'];
+  const keysOf = (items: { key: string }[]) => items.map((item) => item.key);
+
+  beforeAll(async () => {
+    for (const key of [...keys].reverse()) await widgets.put(id(key, tenant), { colour: key });
+    await widgets.put(id('k00-deleted', tenant), { colour: 'gone' });
+    await widgets.remove(id('k00-deleted', tenant));
+  });
+
+  it('reads in key order from the start, skipping tombstones', async () => {
+    expect(keysOf(await widgets.list({ tenant }, { bound: undefined, descending: false, limit: 3 }))).toEqual(['k01', 'k02', 'k03']);
+  });
+
+  it('reads after (exclusive) and from (inclusive) a key', async () => {
+    expect(keysOf(await widgets.list({ tenant }, { bound: { after: 'k02' }, descending: false, limit: 2 }))).toEqual(['k03', 'k04']);
+    expect(keysOf(await widgets.list({ tenant }, { bound: { from: 'k02' }, descending: false, limit: 2 }))).toEqual(['k02', 'k03']);
+  });
+
+  it('reads backwards before a key', async () => {
+    expect(keysOf(await widgets.list({ tenant }, { bound: { before: 'k04' }, descending: true, limit: 2 }))).toEqual(['k03', 'k02']);
+  });
+
+  it('sees nothing of another tenant', async () => {
+    expect(await widgets.list({ tenant: 'paging-other' }, { bound: undefined, descending: false, limit: 10 })).toEqual([]);
+  });
+});
+
+describe('a database outage', () => {
+  it('turns every operation into a 503 DatabaseUnavailableError instead of a driver error', async () => {
+    // free a moment ago, so no server answers there
+    const unreachable = new MongoClient(`mongodb://127.0.0.1:${await findFreePort()}/`, { serverSelectionTimeoutMS: 200 });
+    const lost = testStore(unreachable.db('gone')).collection(widgetDefinition());
+    try {
+      for (const operation of [
+        () => lost.get(id('w')),
+        () => lost.list({ tenant: 't1' }, { bound: undefined, descending: false, limit: 10 }),
+        () => lost.find({ tenant: 't1' }),
+        () => lost.create({ tenant: 't1' }, { colour: 'red' }),
+        () => lost.put(id('w'), { colour: 'red' }),
+        () => lost.remove(id('w')),
+        () => lost.removeMany({ tenant: 't1' }),
+      ]) {
+        const failure = operation();
+        await expect(failure).rejects.toBeInstanceOf(DatabaseUnavailableError);
+        await expect(failure).rejects.toMatchObject({ statusCode: 503 });
+      }
+    } finally {
+      await unreachable.close();
+    }
+  });
+});

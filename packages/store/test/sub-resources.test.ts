@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OutboxEntry } from '@rm/contracts';
+import { connectTestMongo, type TestMongo } from '@rm/testkit';
+import { ResourceNotFoundError, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
+import { hours, partDefinition, partsOverlapping, testStore, widgetDefinition, type Part, type Parts, type Widgets } from './fixtures.js';
+
+let mongo: TestMongo;
+let store: Store;
+let widgets: Widgets;
+let parts: Parts;
+
+beforeAll(async () => {
+  mongo = await connectTestMongo('store_children');
+  // no wait before maintenance may finish or purge, so that tests can call it at once
+  store = testStore(mongo.db, { staleAfterMs: 0, tombstoneGraceMs: 0 });
+  parts = store.collection(partDefinition({ tombstones: 'purge' }));
+  widgets = store.collection(widgetDefinition({ cascadeTo: [parts] }));
+  await store.declareIndexes();
+});
+
+afterAll(async () => {
+  await mongo?.close();
+});
+
+const tenant = 't1';
+const under = (parent: string) => ({ tenant, parent });
+const outboxOf = async (documentId: string): Promise<OutboxEntry[]> =>
+  ((await mongo.db.collection<StoredDocument<unknown>>(parts.name).findOne({ _id: documentId }))?.outbox ?? []);
+const keysOf = (items: { key: string }[]) => items.map((item) => item.key);
+
+describe('sub-resources', () => {
+  it('are reached only under their own parent, and listed per parent', async () => {
+    const part = await parts.create(under('w-a'), hours(8, 10));
+    await parts.create(under('w-b'), hours(8, 10));
+    expect(await parts.get({ ...under('w-a'), key: part.key })).toMatchObject({ parent: 'w-a', key: part.key, body: hours(8, 10) });
+    expect(await parts.get({ ...under('w-b'), key: part.key })).toBeNull();
+    await expect(parts.put({ ...under('w-b'), key: part.key }, hours(9, 10), { mode: 'update' })).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await expect(parts.remove({ ...under('w-b'), key: part.key })).rejects.toBeInstanceOf(ResourceNotFoundError);
+    expect(keysOf(await parts.list(under('w-a'), { bound: undefined, descending: false, limit: 10 }))).toEqual([part.key]);
+    expect(keysOf(await parts.find({ tenant: 't-other', parent: 'w-a' }))).toEqual([]);
+  });
+
+  it('name their parent in their events, whose entity id is <parent>/<key>', async () => {
+    const part = await parts.create(under('w-ev'), hours(1, 2, 'first'));
+    const [created] = await outboxOf(`${tenant}/w-ev/${part.key}`);
+    expect(created).toMatchObject({
+      type: 'part.created',
+      subject: 'rm.things.t1.part.created',
+      entity_id: `w-ev/${part.key}`,
+      data: { id: part.key, widget_id: 'w-ev', ...hours(1, 2, 'first'), version: 1 },
+    });
+  });
+
+  it('refuse a scope that does not fit the collection', async () => {
+    await expect(parts.create({ tenant }, hours(1, 2))).rejects.toBeInstanceOf(StoreUsageError);
+    await expect(widgets.get({ tenant, parent: 'x', key: 'y' })).rejects.toBeInstanceOf(StoreUsageError);
+  });
+
+  it('cannot be upserted where tombstones are purged, since a purged id would start again at version 1', async () => {
+    await expect(parts.put({ ...under('w-a'), key: 'chosen' }, hours(1, 2))).rejects.toBeInstanceOf(StoreUsageError);
+  });
+});
+
+describe('indexed spans', () => {
+  const parent = 'w-spans';
+  let keyOf: Record<string, string>;
+
+  beforeAll(async () => {
+    keyOf = {};
+    for (const [name, part] of Object.entries({ early: hours(6, 8), morning: hours(8, 12), noon: hours(12, 13), late: hours(18, 22) })) {
+      keyOf[name] = (await parts.create(under(parent), part)).key;
+    }
+  });
+
+  const found = async (range: { from?: string; until?: string }) =>
+    (await parts.find(under(parent), partsOverlapping(range))).map((part) => Object.entries(keyOf).find(([, key]) => key === part.key)?.[0]);
+
+  it('find every part that overlaps [from, until), where parts that only touch do not overlap', async () => {
+    expect(await found({ from: hours(8, 12).from, until: hours(8, 12).until })).toEqual(['morning']);
+    expect(await found({ from: hours(7, 9).from, until: hours(7, 9).until })).toEqual(['early', 'morning']);
+    expect(await found({ from: hours(13, 18).from, until: hours(13, 18).until })).toEqual([]);
+  });
+
+  it('take an open range on either side', async () => {
+    expect(await found({ from: hours(12, 13).from })).toEqual(['noon', 'late']);
+    expect(await found({ until: hours(8, 9).from })).toEqual(['early']);
+    expect(await found({})).toEqual(['early', 'morning', 'noon', 'late']);
+  });
+
+  it('compare instants, whatever the offset the range was given in', async () => {
+    expect(await found({ from: '2024-05-01T14:30:00+02:00', until: '2024-05-01T13:00:00-01:00' })).toEqual(['noon']);
+  });
+
+  it('follow an update of the span', async () => {
+    await parts.put({ ...under(parent), key: keyOf.late as string }, hours(20, 23), { mode: 'update' });
+    expect(await found({ from: hours(18, 20).from, until: hours(18, 20).until })).toEqual([]);
+  });
+});
+
+describe('removeMany', () => {
+  it('removes the matching parts of one parent, each with its own deleted event carrying the removed state', async () => {
+    const parent = 'w-range';
+    const a = await parts.create(under(parent), hours(1, 2));
+    const b = await parts.create(under(parent), hours(3, 4));
+    const c = await parts.create(under(parent), hours(5, 6));
+    const elsewhere = await parts.create(under('w-range-other'), hours(3, 4));
+
+    const removed = await parts.removeMany(under(parent), partsOverlapping({ from: hours(1, 4).from, until: hours(1, 4).until }));
+    expect(keysOf(removed).sort()).toEqual([a.key, b.key].sort());
+    expect(keysOf(await parts.find(under(parent)))).toEqual([c.key]);
+    expect(await parts.get({ ...under('w-range-other'), key: elsewhere.key })).not.toBeNull();
+    for (const part of [a, b]) {
+      expect((await outboxOf(`${tenant}/${parent}/${part.key}`)).map((event) => [event.type, event.version, event.data])).toEqual([
+        ['part.created', 1, { id: part.key, widget_id: parent, ...part.body, version: 1 }],
+        ['part.deleted', 2, { id: part.key, widget_id: parent, ...part.body, version: 1 }],
+      ]);
+    }
+  });
+
+  it('removes hundreds in batches, and answers an empty list when nothing matches', async () => {
+    const parent = 'w-many';
+    const created = [];
+    for (let index = 0; index < 450; index += 1) created.push(await parts.create(under(parent), hours(0, 1)));
+    const removed = await parts.removeMany(under(parent));
+    expect(keysOf(removed).sort()).toEqual(keysOf(created).sort());
+    expect(await parts.find(under(parent))).toEqual([]);
+    expect(await parts.removeMany(under(parent))).toEqual([]);
+  });
+});
+
+describe('cascade', () => {
+  it('removes the sub-resources of a removed resource, each with its own event', async () => {
+    await widgets.put({ tenant, key: 'w-cascade' }, { colour: 'red' });
+    const first = await parts.create(under('w-cascade'), hours(1, 2));
+    const second = await parts.create(under('w-cascade'), hours(3, 4));
+    await widgets.remove({ tenant, key: 'w-cascade' });
+
+    expect(await parts.find(under('w-cascade'))).toEqual([]);
+    for (const part of [first, second]) expect((await outboxOf(`${tenant}/w-cascade/${part.key}`)).at(-1)?.type).toBe('part.deleted');
+    expect(await widgets.collection.findOne({ _id: `${tenant}/w-cascade` })).not.toHaveProperty('cascading');
+  });
+
+  it('is finished by maintenance when a crash stopped it half way', async () => {
+    await widgets.put({ tenant, key: 'w-crash' }, { colour: 'red' });
+    const orphan = await parts.create(under('w-crash'), hours(1, 2));
+    // what a process that died right after writing the tombstone leaves behind
+    await widgets.collection.updateOne({ _id: `${tenant}/w-crash` }, { $set: { deleted: true, cascading: true }, $inc: { version: 1 }, $unset: { body: '' } });
+
+    expect((await store.maintain()).cascadesFinished).toBeGreaterThanOrEqual(1);
+    expect(await parts.get({ ...under('w-crash'), key: orphan.key })).toBeNull();
+    expect(await widgets.collection.findOne({ _id: `${tenant}/w-crash` })).not.toHaveProperty('cascading');
+  });
+
+  it('is finished first when the resource is created again, so that the new one starts without the old sub-resources', async () => {
+    await widgets.put({ tenant, key: 'w-again' }, { colour: 'red' });
+    const old = await parts.create(under('w-again'), hours(1, 2));
+    await widgets.collection.updateOne({ _id: `${tenant}/w-again` }, { $set: { deleted: true, cascading: true }, $inc: { version: 1 }, $unset: { body: '' } });
+
+    await expect(widgets.put({ tenant, key: 'w-again' }, { colour: 'blue' })).resolves.toMatchObject({ created: true, resource: { version: 3 } });
+    expect(await parts.get({ ...under('w-again'), key: old.key })).toBeNull();
+    expect(await widgets.collection.findOne({ _id: `${tenant}/w-again` })).not.toHaveProperty('cascading');
+  });
+});
+
+describe('tombstones', () => {
+  it('of ids that never come back are purged once their event is out, not before', async () => {
+    const part = await parts.create(under('w-purge'), hours(1, 2));
+    await parts.remove({ ...under('w-purge'), key: part.key });
+    const documentId = `${tenant}/w-purge/${part.key}`;
+    const raw = () => mongo.db.collection<StoredDocument<Part>>(parts.name).findOne({ _id: documentId });
+
+    await store.maintain();
+    expect(await raw()).toMatchObject({ deleted: true });
+
+    await store.outbox.clear([{ collection: parts.name, documentId, eventIds: (await outboxOf(documentId)).map((event) => event.id) }]);
+    expect((await store.maintain()).tombstonesPurged).toBeGreaterThanOrEqual(1);
+    expect(await raw()).toBeNull();
+    expect(await parts.get({ ...under('w-purge'), key: part.key })).toBeNull();
+  });
+
+  it('of resources that can be created again are kept, with their version', async () => {
+    await widgets.put({ tenant, key: 'w-keep' }, { colour: 'red' });
+    await widgets.remove({ tenant, key: 'w-keep' });
+    const documentId = `${tenant}/w-keep`;
+    const tombstone = await widgets.collection.findOne({ _id: documentId });
+    await store.outbox.clear([{ collection: widgets.name, documentId, eventIds: (tombstone?.outbox ?? []).map((event) => event.id) }]);
+    await store.maintain();
+    expect(await widgets.collection.findOne({ _id: documentId })).toMatchObject({ deleted: true, version: 2 });
+  });
+});
