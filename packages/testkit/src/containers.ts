@@ -19,9 +19,14 @@ export async function loadTestcontainers(): Promise<Testcontainers | undefined> 
   }
 }
 
-export async function startMongoContainer(testcontainers: Testcontainers): Promise<StartedTestContainer> {
+/** A MongoDB whose data is the host's `dataDir`, published on the host's `port`. */
+export async function startMongoContainer(
+  testcontainers: Testcontainers,
+  options: { port: number; dataDir: string },
+): Promise<StartedTestContainer> {
   return new testcontainers.GenericContainer(MONGO_IMAGE)
-    .withExposedPorts(27017)
+    .withBindMounts([{ source: options.dataDir, target: '/data/db', mode: 'rw' }])
+    .withExposedPorts({ container: 27017, host: options.port })
     .withWaitStrategy(testcontainers.Wait.forLogMessage(/Waiting for connections/))
     .start();
 }

@@ -3,7 +3,7 @@ export { describeServers, type DescribedServers } from './describe-servers.js';
 export { NoServerAvailableError, ServerStartError, TestServersMissingError } from './errors.js';
 export { startMongoServer } from './mongo-server.js';
 export { startNatsServer, type NatsServerOptions } from './nats-server.js';
-export type { NatsServerHandle, ServerHandle } from './server-handle.js';
+export type { NatsServerHandle, RestartableServerHandle, ServerHandle } from './server-handle.js';
 export { createTestIssuer, JWKS_PATH, type MintOptions, type TestIssuer } from './test-issuer.js';
 export { connectTestMongo, type TestMongo } from './test-mongo.js';
 export { connectTestNats, type TestNats } from './test-nats.js';

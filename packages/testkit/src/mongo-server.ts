@@ -4,7 +4,8 @@ import { NoServerAvailableError } from './errors.js';
 import { createFerretdbStorage, type FerretdbStorage } from './ferretdb-storage.js';
 import { findExecutable } from './find-executable.js';
 import { findFreePort } from './free-port.js';
-import type { ServerHandle } from './server-handle.js';
+import { startRestartableServer } from './restartable-server.js';
+import type { RestartableServerHandle } from './server-handle.js';
 import { startServerProcess } from './server-process.js';
 import { createTempDir } from './temp-dir.js';
 
@@ -13,9 +14,10 @@ type MongoBinary = { kind: 'mongod' | 'ferretdb'; path: string };
 /**
  * Starts a dedicated MongoDB-compatible server: a local `mongod`, else a local `ferretdb` (on a
  * PostgreSQL database of its own when RM_POSTGRES_URL answers, else on SQLite), else a `mongo:7`
- * container when a Docker engine is reachable. Never the MONGO_URL server.
+ * container when a Docker engine is reachable. Never the MONGO_URL server. kill() and start() keep
+ * its port and data, so that a test can stage a database outage.
  */
-export async function startMongoServer(config: TestkitConfig = loadTestkitConfig()): Promise<ServerHandle> {
+export async function startMongoServer(config: TestkitConfig = loadTestkitConfig()): Promise<RestartableServerHandle> {
   const binary = await findMongoBinary(config);
   if (binary !== undefined) return startLocalMongo(binary, config);
   const testcontainers = await loadTestcontainers();
@@ -26,15 +28,22 @@ export async function startMongoServer(config: TestkitConfig = loadTestkitConfig
         'and no Docker engine is reachable',
     );
   }
-  const container = await startMongoContainer(testcontainers);
-  const address = `${container.getHost()}:${container.getMappedPort(27017)}`;
-  return {
-    url: `mongodb://${address}/?directConnection=true`,
-    description: `${MONGO_IMAGE} container on ${address}`,
-    stop: async () => {
-      await container.stop();
-    },
-  };
+  const dataDir = await createTempDir('mongo');
+  const port = await findFreePort();
+  try {
+    return await startRestartableServer({
+      url: `mongodb://127.0.0.1:${port}/?directConnection=true`,
+      description: `${MONGO_IMAGE} container on 127.0.0.1:${port}`,
+      async launch() {
+        const container = await startMongoContainer(testcontainers, { port, dataDir: dataDir.path });
+        return { stop: async () => void (await container.stop()) };
+      },
+      removeData: () => dataDir.remove(),
+    });
+  } catch (error) {
+    await dataDir.remove();
+    throw error;
+  }
 }
 
 export async function findMongoBinary(config: TestkitConfig): Promise<MongoBinary | undefined> {
@@ -46,7 +55,7 @@ export async function findMongoBinary(config: TestkitConfig): Promise<MongoBinar
   return undefined;
 }
 
-async function startLocalMongo(binary: MongoBinary, config: TestkitConfig): Promise<ServerHandle> {
+async function startLocalMongo(binary: MongoBinary, config: TestkitConfig): Promise<RestartableServerHandle> {
   const dataDir = await createTempDir(binary.kind);
   let storage: FerretdbStorage | undefined;
   const removeData = async () => {
@@ -59,24 +68,23 @@ async function startLocalMongo(binary: MongoBinary, config: TestkitConfig): Prom
   try {
     const port = await findFreePort();
     if (binary.kind === 'ferretdb') storage = await createFerretdbStorage(config.postgresUrl, dataDir.path);
-    const server = await startServerProcess({
-      name: binary.kind,
-      command: binary.path,
-      args: storage === undefined ? mongodArgs(dataDir.path, port) : ferretdbArgs(storage, dataDir.path, port),
-      port,
-      removeWhenOrphaned: [dataDir.path],
-      runWhenOrphaned: storage?.runWhenOrphaned ?? [],
-    });
+    const args = storage === undefined ? mongodArgs(dataDir.path, port) : ferretdbArgs(storage, dataDir.path, port);
     const on = storage === undefined ? '' : ` on ${storage.description}`;
-    return {
+    return await startRestartableServer({
       url: `mongodb://127.0.0.1:${port}/`,
       description: `${binary.kind} (local binary ${binary.path})${on} at 127.0.0.1:${port}`,
-      backend: storage?.description,
-      async stop() {
-        await server.stop();
-        await removeData();
-      },
-    };
+      ...(storage === undefined ? {} : { backend: storage.description }),
+      launch: () =>
+        startServerProcess({
+          name: binary.kind,
+          command: binary.path,
+          args,
+          port,
+          removeWhenOrphaned: [dataDir.path],
+          runWhenOrphaned: storage?.runWhenOrphaned ?? [],
+        }),
+      removeData,
+    });
   } catch (error) {
     await removeData();
     throw error;

@@ -3,6 +3,7 @@ import { loadTestcontainers, NATS_IMAGE, startNatsContainer } from './containers
 import { NoServerAvailableError } from './errors.js';
 import { findExecutable } from './find-executable.js';
 import { findFreePort } from './free-port.js';
+import { startRestartableServer, type RunningServer } from './restartable-server.js';
 import type { NatsServerHandle } from './server-handle.js';
 import { startServerProcess } from './server-process.js';
 import { createTempDir, type TempDir } from './temp-dir.js';
@@ -12,15 +13,11 @@ export interface NatsServerOptions {
   storeDir?: string;
 }
 
-interface Running {
-  stop(): Promise<void>;
-}
-
 /** How to run nats-server on this machine: a local binary or a container. */
 interface NatsRuntime {
   describe(port: number): string;
   /** `removeWhenOrphaned`: directories to remove if the server outlives the test process. */
-  launch(port: number, storeDir: string, removeWhenOrphaned: string[]): Promise<Running>;
+  launch(port: number, storeDir: string, removeWhenOrphaned: string[]): Promise<RunningServer>;
 }
 
 /**
@@ -37,38 +34,18 @@ export async function startNatsServer(
   const removeWhenOrphaned = ownedDir === undefined ? [] : [ownedDir.path];
   const port = await findFreePort();
 
-  let running: Running | undefined;
   try {
-    running = await runtime.launch(port, storeDir, removeWhenOrphaned);
+    const server = await startRestartableServer({
+      url: `nats://127.0.0.1:${port}`,
+      description: runtime.describe(port),
+      launch: () => runtime.launch(port, storeDir, removeWhenOrphaned),
+      removeData: async () => ownedDir?.remove(),
+    });
+    return { ...server, port, storeDir };
   } catch (error) {
     await ownedDir?.remove();
     throw error;
   }
-
-  async function kill(): Promise<void> {
-    const current = running;
-    running = undefined;
-    await current?.stop();
-  }
-  async function start(): Promise<void> {
-    if (running === undefined) running = await runtime.launch(port, storeDir, removeWhenOrphaned);
-  }
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    description: runtime.describe(port),
-    port,
-    storeDir,
-    kill,
-    start,
-    async restart() {
-      await kill();
-      await start();
-    },
-    async stop() {
-      await kill();
-      await ownedDir?.remove();
-    },
-  };
 }
 
 async function findNatsRuntime(config: TestkitConfig): Promise<NatsRuntime> {

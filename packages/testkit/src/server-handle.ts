@@ -14,14 +14,18 @@ export interface ServerHandle {
   stop(): Promise<void>;
 }
 
-export interface NatsServerHandle extends ServerHandle {
-  port: number;
-  /** The JetStream store directory, kept across kill()/start()/restart(). */
-  storeDir: string;
-  /** Terminates the server (as an outage would), keeping its port and store directory. */
+/** A dedicated server that a test can take away and bring back, keeping its port and its data. */
+export interface RestartableServerHandle extends ServerHandle {
+  /** Terminates the server (as an outage would), keeping its port and data. */
   kill(): Promise<void>;
-  /** Starts the server again after kill(), on the same port with the same JetStream data. */
+  /** Starts the server again after kill(), on the same port with the same data. */
   start(): Promise<void>;
   /** kill() then start(). */
   restart(): Promise<void>;
+}
+
+export interface NatsServerHandle extends RestartableServerHandle {
+  port: number;
+  /** The JetStream store directory, kept across kill()/start()/restart(). */
+  storeDir: string;
 }

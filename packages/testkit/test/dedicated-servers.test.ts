@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   describeServers,
   type NatsServerHandle,
+  type RestartableServerHandle,
   type ServerHandle,
   startMongoServer,
   startNatsServer,
@@ -40,7 +41,7 @@ async function readFirstMessage(url: string, stream: string): Promise<string | u
 }
 
 describe('a dedicated MongoDB-compatible server', () => {
-  let mongo: ServerHandle;
+  let mongo: RestartableServerHandle;
   beforeAll(async () => {
     mongo = await startMongoServer();
   });
@@ -61,6 +62,30 @@ describe('a dedicated MongoDB-compatible server', () => {
 
   test('is a new server, not the one of the run', () => {
     expect(mongo.url).not.toBe(process.env.MONGO_URL);
+  });
+
+  test('goes away on kill() and comes back on start() with its data, on the same port', async () => {
+    const database = uniqueName('testkit');
+    const write = new MongoClient(mongo.url);
+    try {
+      await write.db(database).collection('things').insertOne({ _id: 'kept' as never, name: 'before the outage' });
+    } finally {
+      await write.close();
+    }
+    await mongo.kill();
+    const during = new MongoClient(mongo.url, { serverSelectionTimeoutMS: 300 });
+    try {
+      await expect(during.db(database).command({ ping: 1 })).rejects.toThrow();
+    } finally {
+      await during.close();
+    }
+    await mongo.start();
+    const after = new MongoClient(mongo.url);
+    try {
+      expect(await after.db(database).collection('things').findOne({ _id: 'kept' as never })).toEqual({ _id: 'kept', name: 'before the outage' });
+    } finally {
+      await after.close();
+    }
   });
 });
 
