@@ -1,82 +1,87 @@
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { ClosedConnectionError } from '@nats-io/transport-node';
-import type { EventEnvelope } from '@rm/contracts';
-import type { Db } from 'mongodb';
+import type { AppliedVersions, EventValidator } from '@rm/contracts';
 import type { Logger } from 'pino';
 import { declareConsumer, DEFAULT_ACK_WAIT_MS, type ConsumerOptions } from './consumer-declaration.js';
 import { declareDeadLetterStream, publishDeadLetter, type DeadLetterRecord } from './dead-letter.js';
-import { PermanentEventError } from './errors.js';
-import { createEventParser } from './event-validation.js';
-import { createTaskPool } from './task-pool.js';
-
-export interface EventContext {
-  subject: string;
-  /** 1 on the first delivery. */
-  deliveryCount: number;
-  logger: Logger;
-}
-
-/** Applies one event; throw to get it again later, or a PermanentEventError to dead-letter it now. */
-export type EventHandler = (event: EventEnvelope, context: EventContext) => Promise<void>;
+import { processBatch, type EventHandler } from './event-batch.js';
+import { createSignal, pause } from './signal.js';
 
 export interface ConsumerRunnerOptions extends Omit<ConsumerOptions, 'durable' | 'maxDeliver'> {
   js: JetStreamClient;
-  /** The consumer's own database: its version ledger lives there. */
-  db: Db;
   stream: string;
   durable: string;
   logger: Logger;
   handle: EventHandler;
+  /** The consumer's ledger of applied versions (@rm/store's `store.appliedVersions(durable)`). */
+  applied: AppliedVersions;
+  /** Checks each received event against its contract (@rm/contracts' createEventValidator). */
+  validate: EventValidator;
+  /** Whether an error means the database cannot be reached (@rm/store's isOutage). */
+  isOutage: (error: unknown) => boolean;
   /** Attempts before an event is dead-lettered; also the consumer's `max_deliver`. */
   maxDeliver: number;
   /** Redelivery delay after each failed attempt; the last one repeats. */
   nakDelaysMs: number[];
-  /** Messages handled at once (default 1, which keeps the stream's order). */
+  /** Entities handled side by side within a batch, each entity's events in order (default 16). */
   concurrency?: number;
+  /** Most messages in one batch, and in the client's pull buffer (default 256). */
+  batchSize?: number;
+  /** Waits between attempts to reach the database during an outage; the last one repeats. */
+  outageRetryDelaysMs?: number[];
 }
 
 export interface ConsumerRunner {
   /** Declares the consumer and the dead-letter stream, then starts handling messages. */
   start(): Promise<void>;
-  /** Stops pulling and waits for the handlers in flight. */
+  /** Stops pulling, finishes the batch in hand, and hands what it still holds back to the server. */
   stop(): Promise<void>;
+  /** Rejects while the runner waits for its database to come back (a readiness check). */
+  readiness(): Promise<void>;
 }
 
-/** Highest version of each entity a consumer has applied: `_id` is `durable|tenant|entity|entity_id`. */
-export const CONSUMED_VERSIONS_COLLECTION = 'consumed_versions';
-
-type ConsumedVersion = { _id: string; version: number };
-
 const RECREATE_DELAY_MS = 1000;
+const DEFAULT_OUTAGE_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000];
+
+/** Thrown inside a batch when shutdown cuts an outage wait short: its messages go back unsettled. */
+class StoppingError extends Error {}
 
 /**
- * Runs a durable pull consumer: validates each message, skips versions already applied, calls the
- * handler, records the version, then acks. Failures are retried with delays, and end in the
- * dead-letter stream after `maxDeliver` attempts.
+ * Runs a durable pull consumer in batches: messages pulled while a batch is handled form the next one,
+ * so one event alone goes through at once, and a backlog goes through in batches of `batchSize` (see
+ * processBatch). During a database outage the runner stops pulling, keeps the messages it holds
+ * (telling the server it is still working on them, so none is redelivered or dead-lettered), turns
+ * unready, and goes on when the database answers again.
  */
 export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRunner {
-  const { js, db, stream, durable, handle, maxDeliver, nakDelaysMs, concurrency = 1 } = options;
+  const { js, stream, durable, handle, applied, validate, isOutage, maxDeliver, nakDelaysMs } = options;
+  const { concurrency = 16, batchSize = 256, outageRetryDelaysMs = DEFAULT_OUTAGE_RETRY_DELAYS_MS } = options;
   const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   const logger = options.logger.child({ stream, consumer: durable });
-  const ledger = db.collection<ConsumedVersion>(CONSUMED_VERSIONS_COLLECTION);
-  const parseEvent = createEventParser();
-  const pool = createTaskPool(concurrency);
-  let stopping = false;
+  /** Messages received and not yet in a batch, oldest first. */
+  const queue: JsMsg[] = [];
+  let batch: readonly JsMsg[] = [];
   let messages: ConsumerMessages | undefined;
-  let loop: Promise<void> | undefined;
-  let wakeFromPause: (() => void) | undefined;
+  let stopping = false;
+  let inOutage = false;
+  const queued = createSignal();
+  const room = createSignal();
+  const recovered = createSignal();
+  const stopped = createSignal();
+  let loops: Promise<unknown> | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
 
   async function declare(): Promise<void> {
     const jsm = await js.jetstreamManager();
     await declareDeadLetterStream(jsm);
-    const { filterSubjects, ackWaitMs, maxAckPending } = options;
+    const { filterSubjects, maxAckPending } = options;
     await declareConsumer(jsm, stream, { durable, filterSubjects, ackWaitMs, maxDeliver, maxAckPending });
   }
 
   async function subscribe(): Promise<ConsumerMessages> {
     const consumer = await js.consumers.get(stream, durable);
-    // pull no more than we can handle: a message waiting in our buffer is already on its ack clock
-    const pulled = await consumer.consume({ max_messages: concurrency });
+    // pull no more than a batch ahead: a message in our buffer is already on its ack clock
+    const pulled = await consumer.consume({ max_messages: batchSize });
     void watchStatus(pulled);
     return pulled;
   }
@@ -84,95 +89,121 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
   async function watchStatus(pulled: ConsumerMessages): Promise<void> {
     for await (const status of pulled.status()) {
       if (status.type === 'heartbeats_missed' || status.type === 'consumer_deleted' || status.type === 'consumer_not_found') {
-        // the pull is broken or the consumer is gone: end this loop, the runner declares and subscribes anew
+        // the pull is broken or the consumer is gone: end this pull, the runner declares and subscribes anew
         logger.warn({ status }, 'consumer interrupted, recreating');
-        await pulled.close();
+        pulled.stop();
         return;
       }
     }
   }
 
-  async function run(first: ConsumerMessages): Promise<void> {
+  /** Pulls messages into the queue, a batch ahead of the handling; re-subscribes when a pull ends. */
+  async function pullLoop(first: ConsumerMessages): Promise<void> {
     let pulled: ConsumerMessages | undefined = first;
     while (!stopping) {
+      if (inOutage) {
+        await recovered.wait();
+        continue;
+      }
       try {
-        pulled ??= await recreate();
+        pulled ??= await (async () => {
+          await declare();
+          return subscribe();
+        })();
         messages = pulled;
-        // stop() may have come while we were subscribing
-        if (stopping) await pulled.close();
+        if (stopping || inOutage) pulled.stop();
+        // after stop(), the iterator still yields what was already pulled: it joins the queue, where
+        // the heartbeat keeps it, instead of timing out in the client's buffer
         for await (const msg of pulled) {
-          // messages already buffered when stop() came go straight back for another instance
-          if (stopping) msg.nak();
-          else await pool.run(() => processMessage(msg).catch((err) => logger.error({ err }, 'message not settled')));
+          queue.push(msg);
+          queued.notify();
+          while (queue.length >= batchSize && !stopping && !inOutage) await room.wait();
         }
       } catch (err) {
         if (err instanceof ClosedConnectionError) {
-          // closed under us (shutdown should stop the runner first): nothing left to retry with
           logger.error({ err }, 'nats connection closed, consumer stopped');
-          break;
+          return;
         }
-        logger.error({ err }, 'consumer loop failed, retrying');
-        await pause(RECREATE_DELAY_MS);
+        logger.error({ err }, 'consumer pull failed, retrying');
       }
+      messages = undefined;
       pulled = undefined;
+      if (!stopping && !inOutage) await pause(RECREATE_DELAY_MS, stopped);
     }
-    await pool.drain();
   }
 
-  async function recreate(): Promise<ConsumerMessages> {
-    await declare();
-    return subscribe();
-  }
-
-  function pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeFromPause = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  async function processMessage(msg: JsMsg): Promise<void> {
-    const deliveryCount = msg.info.deliveryCount;
-    const log = logger.child({ subject: msg.subject, stream_sequence: msg.info.streamSequence, deliveries: deliveryCount });
-    const parsed = parseEvent(msg.string());
-    if ('error' in parsed) return deadLetter(msg, parsed.received, parsed.error, log);
-    const { event } = parsed;
-    const eventLog = log.child({ event_id: event.id, event_type: event.type, entity_id: event.entity_id, version: event.version });
-    // the entity is the part of the type before the dot: `employee.updated` → `employee`
-    const ledgerId = [durable, event.tenant, event.type.split('.')[0], event.entity_id].join('|');
-    try {
-      const applied = await ledger.findOne({ _id: ledgerId });
-      if (applied && applied.version >= event.version) {
-        // a redelivery, a republish beyond the dedup window, or an older event after a newer one
-        eventLog.debug({ applied_version: applied.version }, 'event skipped, version already applied');
-        msg.ack();
-        return;
+  async function handleLoop(): Promise<void> {
+    while (!stopping) {
+      if (queue.length === 0) {
+        await Promise.race([queued.wait(), stopped.wait()]);
+        continue;
       }
-      await whileWorking(msg, () => handle(event, { subject: msg.subject, deliveryCount, logger: eventLog }));
-      await ledger.updateOne({ _id: ledgerId }, { $max: { version: event.version } }, { upsert: true });
-      msg.ack();
-    } catch (err) {
-      if (err instanceof PermanentEventError || deliveryCount >= maxDeliver) {
-        return deadLetter(msg, event, err instanceof Error ? err : new Error(String(err)), eventLog);
+      batch = queue.splice(0, batchSize);
+      room.notify();
+      try {
+        await processBatch(batch, { handle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, deadLetter, untilAvailable, outage });
+      } catch (err) {
+        if (!(err instanceof StoppingError)) logger.error({ err, messages: batch.length }, 'batch failed, its messages come back');
+        // unsettled messages come back: settled ones ignore the nak
+        for (const msg of batch) msg.nak(err instanceof StoppingError ? 0 : nakDelaysMs[0]);
       }
-      const delayMs = nakDelaysMs[Math.min(deliveryCount, nakDelaysMs.length) - 1] ?? 0;
-      eventLog.warn({ err, delay_ms: delayMs }, 'event handling failed, will retry');
-      // without a delay, a nak is redelivered at once
-      msg.nak(delayMs);
+      batch = [];
     }
   }
 
-  /** Tells the server the message is still being worked on, so a slow handler does not get a twin. */
-  async function whileWorking(msg: JsMsg, work: () => Promise<void>): Promise<void> {
-    const timer = setInterval(() => msg.working(), ackWaitMs / 2);
-    try {
-      await work();
-    } finally {
-      clearInterval(timer);
+  /** Keeps every message held (queued or in the batch) from being redelivered while it waits. */
+  function keepHeldMessages(): NodeJS.Timeout {
+    return setInterval(() => {
+      for (const msg of [...batch, ...queue]) msg.working();
+    }, ackWaitMs / 3);
+  }
+
+  async function untilAvailable<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const result = await call();
+        leaveOutage();
+        return result;
+      } catch (err) {
+        if (!isOutage(err)) throw err;
+        enterOutage(err);
+        await waitBeforeRetry(attempt);
+      }
     }
+  }
+
+  /** Called by a batch whose handlers met an outage: waits until the database answers again. */
+  async function outage(): Promise<void> {
+    enterOutage(undefined);
+    for (let attempt = 0; inOutage; attempt += 1) {
+      await waitBeforeRetry(attempt);
+      try {
+        await applied.read([]);
+        leaveOutage();
+      } catch (err) {
+        if (!isOutage(err)) throw err;
+      }
+    }
+  }
+
+  async function waitBeforeRetry(attempt: number): Promise<void> {
+    await pause(outageRetryDelaysMs[Math.min(attempt, outageRetryDelaysMs.length - 1)] ?? 1000, stopped);
+    if (stopping) throw new StoppingError('stopping during a database outage');
+  }
+
+  function enterOutage(err: unknown): void {
+    if (inOutage) return;
+    inOutage = true;
+    logger.warn({ err }, 'database unreachable: consumer pauses, holding its messages');
+    messages?.stop();
+    room.notify();
+  }
+
+  function leaveOutage(): void {
+    if (!inOutage) return;
+    inOutage = false;
+    logger.info('database reachable again: consumer goes on');
+    recovered.notify();
   }
 
   async function deadLetter(msg: JsMsg, event: unknown, error: Error, log: Logger): Promise<void> {
@@ -202,13 +233,23 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
   return {
     async start() {
       await declare();
-      loop = run(await subscribe());
+      const first = await subscribe();
+      heartbeat = keepHeldMessages();
+      loops = Promise.all([pullLoop(first), handleLoop()]);
     },
     async stop() {
       stopping = true;
-      wakeFromPause?.();
-      await messages?.close();
-      await loop;
+      stopped.notify();
+      recovered.notify();
+      room.notify();
+      messages?.stop();
+      await loops;
+      clearInterval(heartbeat);
+      // what is still queued goes straight back, for another instance
+      for (const msg of queue.splice(0)) msg.nak();
+    },
+    async readiness() {
+      if (inOutage) throw new Error(`consumer ${durable} waits for its database`);
     },
   };
 }

@@ -19,14 +19,8 @@ export {
   type DeadLetterRecord,
 } from './dead-letter.js';
 export { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
-export {
-  createConsumerRunner,
-  CONSUMED_VERSIONS_COLLECTION,
-  type ConsumerRunner,
-  type ConsumerRunnerOptions,
-  type EventContext,
-  type EventHandler,
-} from './consumer-runner.js';
+export { createConsumerRunner, type ConsumerRunner, type ConsumerRunnerOptions } from './consumer-runner.js';
+export type { EventContext, EventHandler } from './event-batch.js';
 export {
   BusError,
   ConsumerDeclarationError,

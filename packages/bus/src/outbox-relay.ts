@@ -1,104 +1,198 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { OutboxSource, PendingEvents } from '@rm/contracts';
+import type { OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { Logger } from 'pino';
-import { createTaskPool } from './task-pool.js';
 
 export interface OutboxRelayOptions {
-  /** Where the events wait: @rm/store's createOutboxStore. */
+  /** Where the events wait, and who hands over each write's events: @rm/store's `store.outbox`. */
   outbox: OutboxSource;
   js: Pick<JetStreamClient, 'publish'>;
   logger: Logger;
-  /** Pause between sweeps when nothing wakes the relay (default 1 s). */
-  sweepIntervalMs?: number;
-  /** Wait for each PubAck (default 5 s); a timed-out publish is retried with the same msgID. */
+  /** Publishes awaiting their PubAck at once, over all documents (default 256). */
+  maxInFlight?: number;
+  /** Wait for each PubAck (default 5 s); a publish that timed out is retried with the same msgID. */
   publishTimeoutMs?: number;
-  /** Documents relayed at once (default 8); the events of one document always go one by one. */
-  concurrency?: number;
+  /** Pause between safety-net sweeps of the database (default 30 s). */
+  sweepIntervalMs?: number;
+  /** First wait before sweeping again after a failed publish; it doubles up to sweepIntervalMs (default 1 s). */
+  retryDelayMs?: number;
+  /** Events held in memory before a sweep waits for them to go out (default 20,000). */
+  maxBacklog?: number;
 }
 
 export interface OutboxRelay {
+  /** Subscribes to the writes' hand-over and sweeps once for what earlier runs left. */
   start(): void;
-  /** Sweeps at once (after the running sweep, if any); call it after a write. */
-  wake(): void;
-  /** Finishes the documents in flight and stops sweeping. */
+  /** Stops taking events, lets the publishes in flight finish and clears what they published. */
   stop(): Promise<void>;
 }
 
+interface DocumentQueue {
+  pending: PendingEvents;
+  /** Not yet published, oldest first. */
+  events: OutboxEntry[];
+  /** Publishing now, or waiting for a slot in `ready`. */
+  scheduled: boolean;
+}
+
+/** Event ids just cleared, so that a late hand-over or sweep does not publish them again. */
+const CLEARED_MEMORY = 10_000;
+
 /**
- * Publishes the events that writes left in their documents' outbox, in order, and clears each one
- * after its PubAck. A crash at any point loses nothing: an event leaves the document only after it
- * is stored in JetStream, and publishing it again carries the same msgID (deduplicated within the
- * stream's duplicate window; consumers check versions beyond it).
+ * Publishes the events that writes left in their documents' outbox and clears each after its PubAck.
+ *
+ * Each committed write hands its document's waiting events over at once (no read); many documents
+ * publish side by side, each document's events one after another, so a document's events reach the
+ * stream in version order. Published events are cleared in batches, each batch while the next one
+ * collects. A periodic sweep of the database is the safety net: it finds what a crash or a failed
+ * publish left. Nothing is lost at any point: an event leaves its document only after JetStream has
+ * stored it, and one published again carries the same msgID (deduplicated within the stream's
+ * duplicate window; consumers check versions beyond it).
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const { outbox, js, logger, sweepIntervalMs = 1000, publishTimeoutMs = 5000, concurrency = 8 } = options;
+  const { outbox, js, logger } = options;
+  const { maxInFlight = 256, publishTimeoutMs = 5_000, sweepIntervalMs = 30_000, retryDelayMs = 1_000, maxBacklog = 20_000 } = options;
+  const documents = new Map<string, DocumentQueue>();
+  /** Ids of events queued, publishing, or published and not yet cleared. */
+  const known = new Set<string>();
+  const cleared = new Set<string>();
+  const ready: DocumentQueue[] = [];
+  const published = new Map<string, PublishedEvents>();
+  let inFlight = 0;
   let started = false;
   let stopped = false;
+  let unsubscribe: (() => void) | undefined;
+  let clearing: Promise<void> | undefined;
   let sweeping: Promise<void> | undefined;
-  let sweepAgain = false;
-  let timer: NodeJS.Timeout | undefined;
-  let recovered = false;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let nextRetryMs = retryDelayMs;
+  let backlogShrank: (() => void) | undefined;
+  const idle = new Set<() => void>();
 
-  function wake(): void {
-    if (!started || stopped) return;
-    if (sweeping) {
-      sweepAgain = true;
+  const documentKey = ({ collection, documentId }: { collection: string; documentId: string }) => `${collection}\u0000${documentId}`;
+
+  function enqueue(pending: PendingEvents): void {
+    if (stopped) return;
+    const key = documentKey(pending);
+    const queue = documents.get(key) ?? { pending, events: [], scheduled: false };
+    documents.set(key, queue);
+    for (const event of pending.events) {
+      if (known.has(event.id) || cleared.has(event.id)) continue;
+      known.add(event.id);
+      queue.events.push(event);
+    }
+    if (queue.scheduled) return;
+    if (queue.events.length === 0) {
+      documents.delete(key);
       return;
     }
-    clearTimeout(timer);
-    sweeping = sweepUntilQuiet();
+    queue.scheduled = true;
+    ready.push(queue);
+    pump();
   }
 
-  async function sweepUntilQuiet(): Promise<void> {
-    if (!recovered) recovered = await recover();
-    do {
-      sweepAgain = false;
-      await sweep();
-    } while (sweepAgain && !stopped);
-    sweeping = undefined;
-    if (!stopped) timer = setTimeout(wake, sweepIntervalMs);
-  }
-
-  async function recover(): Promise<boolean> {
-    try {
-      await outbox.recover();
-      return true;
-    } catch (err) {
-      logger.error({ err }, 'outbox recovery failed, will retry');
-      return false;
+  function pump(): void {
+    while (inFlight < maxInFlight && ready.length > 0 && !stopped) {
+      const queue = ready.shift() as DocumentQueue;
+      inFlight += 1;
+      void publishDocument(queue).finally(() => {
+        inFlight -= 1;
+        if (queue.events.length > 0 && !stopped) ready.push(queue);
+        else {
+          queue.scheduled = false;
+          documents.delete(documentKey(queue.pending));
+        }
+        pump();
+        if (inFlight === 0) for (const resolve of idle) resolve();
+      });
     }
   }
 
-  async function sweep(): Promise<void> {
-    const pool = createTaskPool(concurrency);
+  async function publishDocument(queue: DocumentQueue): Promise<void> {
+    while (queue.events.length > 0 && !stopped) {
+      const event = queue.events[0] as OutboxEntry;
+      const { subject, ...envelope } = event;
+      try {
+        await js.publish(subject, JSON.stringify(envelope), { msgID: event.id, timeout: publishTimeoutMs });
+      } catch (err) {
+        // stop this document: its later events must not go out before this one; a sweep brings it back
+        for (const waiting of queue.events) known.delete(waiting.id);
+        queue.events = [];
+        publishFailed(err, queue.pending);
+        return;
+      }
+      queue.events.shift();
+      nextRetryMs = retryDelayMs;
+      markPublished(queue.pending, event.id);
+    }
+  }
+
+  function markPublished(pending: PendingEvents, eventId: string): void {
+    const key = documentKey(pending);
+    const entry = published.get(key) ?? { collection: pending.collection, documentId: pending.documentId, eventIds: [] };
+    entry.eventIds.push(eventId);
+    published.set(key, entry);
+    clearing ??= clearPublished().finally(() => {
+      clearing = undefined;
+    });
+  }
+
+  /** Clears what was published, batch after batch: a batch collects while the one before is cleared. */
+  async function clearPublished(): Promise<void> {
+    while (published.size > 0) {
+      const batch = [...published.values()];
+      published.clear();
+      try {
+        await outbox.clear(batch);
+        for (const { eventIds } of batch) for (const id of eventIds) remember(id);
+      } catch (err) {
+        // still waiting in their documents: the next sweep publishes them again (deduplicated) and clears them
+        logger.error({ err, documents: batch.length }, 'outbox clearing failed, the next sweep retries');
+        scheduleSweep(nextRetryMs);
+      }
+      for (const { eventIds } of batch) for (const id of eventIds) known.delete(id);
+      backlogShrank?.();
+    }
+  }
+
+  function remember(eventId: string): void {
+    if (cleared.size >= CLEARED_MEMORY) cleared.delete(cleared.values().next().value as string);
+    cleared.add(eventId);
+  }
+
+  function publishFailed(err: unknown, pending: PendingEvents): void {
+    logger.warn({ err, collection: pending.collection, document_id: pending.documentId, retry_in_ms: nextRetryMs }, 'outbox publish failed, will retry');
+    scheduleSweep(nextRetryMs);
+    nextRetryMs = Math.min(nextRetryMs * 2, sweepIntervalMs);
+  }
+
+  function scheduleSweep(delayMs: number): void {
+    if (stopped) return;
+    clearTimeout(sweepTimer);
+    sweepTimer = setTimeout(() => void sweep(), delayMs);
+  }
+
+  function sweep(): Promise<void> {
+    sweeping ??= sweepOnce().finally(() => {
+      sweeping = undefined;
+      scheduleSweep(sweepIntervalMs);
+    });
+    return sweeping;
+  }
+
+  async function sweepOnce(): Promise<void> {
     try {
       for await (const pending of outbox.pending()) {
-        if (stopped) break;
-        await pool.run(() => relay(pending));
-      }
-    } catch (err) {
-      logger.error({ err }, 'outbox sweep failed');
-    } finally {
-      await pool.drain();
-    }
-  }
-
-  async function relay(pending: PendingEvents): Promise<void> {
-    const log = logger.child({ collection: pending.collection, document_id: pending.documentId });
-    try {
-      for (const entry of pending.events) {
-        const { subject, ...envelope } = entry;
-        try {
-          await js.publish(subject, JSON.stringify(envelope), { msgID: entry.id, timeout: publishTimeoutMs });
-        } catch (err) {
-          // stop this document: its later events must not go out before this one
-          log.warn({ err, event_id: entry.id, subject }, 'outbox publish failed, will retry');
-          return;
+        if (stopped) return;
+        enqueue(pending);
+        while (known.size >= maxBacklog && !stopped) {
+          await new Promise<void>((resolve) => {
+            backlogShrank = resolve;
+          });
         }
-        await outbox.markPublished(pending, entry.id);
       }
     } catch (err) {
-      log.error({ err }, 'outbox relay failed');
+      logger.error({ err }, 'outbox sweep failed, will retry');
+      scheduleSweep(nextRetryMs);
     }
   }
 
@@ -106,13 +200,17 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (started) return;
       started = true;
-      wake();
+      unsubscribe = outbox.onCommit(enqueue);
+      void sweep();
     },
-    wake,
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      unsubscribe?.();
+      clearTimeout(sweepTimer);
+      backlogShrank?.();
       await sweeping;
+      if (inFlight > 0) await new Promise<void>((resolve) => idle.add(resolve));
+      await clearing;
     },
   };
 }

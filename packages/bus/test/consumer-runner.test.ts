@@ -1,15 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { AppliedVersions } from '@rm/contracts';
 import { connectTestMongo, connectTestNats, uniqueName, waitFor, type TestMongo, type TestNats } from '@rm/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  CONSUMED_VERSIONS_COLLECTION,
   createConsumerRunner,
   declareServiceStream,
   PermanentEventError,
   type ConsumerRunner,
+  type ConsumerRunnerOptions,
   type EventHandler,
 } from '../src/index.js';
-import { consumerSettled, handledLog, publishEvent, readDeadLetter, silentLogger, widgetEvent } from './helpers.js';
+import { consumerSettled, handledLog, publishEvent, readDeadLetter, runnerParts, widgetEvent } from './helpers.js';
 
 describe('consumer runner', () => {
   let mongo: TestMongo;
@@ -40,33 +42,38 @@ describe('consumer runner', () => {
     await mongo?.close();
   });
 
-  /** A runner on its own durable, which only sees the events of one entity id. */
-  async function startRunner(entityId: string, handle: EventHandler, maxDeliver = 3): Promise<string> {
+  /** A runner on its own durable over `entity` events, with its ledger in the test database. */
+  async function startRunner(handle: EventHandler, options: Partial<ConsumerRunnerOptions> & { entity?: string } = {}): Promise<string> {
     const durable = uniqueName('consumer');
+    const { entity = 'widget', ...overrides } = options;
     const runner = createConsumerRunner({
       js,
-      db: mongo.db,
       stream,
-      durable,
-      filterSubjects: [`rm.${service}.widget.*`],
-      logger: silentLogger(),
-      maxDeliver,
+      ...runnerParts(mongo.db, durable),
+      filterSubjects: [`rm.${service}.*.${entity}.*`],
+      maxDeliver: 3,
       nakDelaysMs: [50],
-      handle: (event, context) => (event.entity_id === entityId ? handle(event, context) : Promise.resolve()),
+      handle,
+      ...overrides,
     });
     runners.push(runner);
     await runner.start();
     return durable;
   }
 
+  /** A handler that only sees the events of one entity id (each test has its own). */
+  const only = (entityId: string, handle: EventHandler): EventHandler => async (event, context) => {
+    if (event.entity_id === entityId) await handle(event, context);
+  };
+
   it('gives a consumer that throws the event again', async () => {
     const handled = handledLog(mongo.db, uniqueName('handled'));
     const attempts: number[] = [];
-    const durable = await startRunner('flaky', async (event, { deliveryCount }) => {
+    const durable = await startRunner(only('flaky', async (event, { deliveryCount }) => {
       attempts.push(deliveryCount);
-      if (deliveryCount === 1) throw new Error('database briefly unavailable');
+      if (deliveryCount === 1) throw new Error('briefly unable to apply');
       await handled.record(event, deliveryCount);
-    });
+    }));
     const { subject, event } = widgetEvent(service, 'flaky', 1, 'created');
     await publishEvent(js, subject, event);
 
@@ -79,22 +86,15 @@ describe('consumer runner', () => {
 
   it('ends an event whose consumer always throws in a dead-letter record, after maxDeliver attempts', async () => {
     const attempts: number[] = [];
-    const durable = await startRunner('poison', async (_event, { deliveryCount }) => {
+    const durable = await startRunner(only('poison', async (_event, { deliveryCount }) => {
       attempts.push(deliveryCount);
       throw new Error('cannot apply this event');
-    });
+    }));
     const { subject, event } = widgetEvent(service, 'poison', 1, 'created');
     await publishEvent(js, subject, event);
 
     const record = await waitFor('the dead-letter record', () => readDeadLetter(jsm, durable));
-    expect(record).toMatchObject({
-      consumer: durable,
-      stream,
-      subject,
-      deliveries: 3,
-      error: 'cannot apply this event',
-      event,
-    });
+    expect(record).toMatchObject({ consumer: durable, stream, subject, deliveries: 3, error: 'cannot apply this event', event });
     expect(Date.parse(record.recorded_at)).not.toBeNaN();
     // settled: nothing pending and nothing unacknowledged, so no fourth delivery can come
     await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
@@ -103,10 +103,10 @@ describe('consumer runner', () => {
 
   it('dead-letters at once an event its handler declares permanently failed', async () => {
     const attempts: number[] = [];
-    const durable = await startRunner('refused', async (_event, { deliveryCount }) => {
+    const durable = await startRunner(only('refused', async (_event, { deliveryCount }) => {
       attempts.push(deliveryCount);
       throw new PermanentEventError('the referenced vehicle does not exist');
-    });
+    }));
     const { subject, event } = widgetEvent(service, 'refused', 1, 'created');
     await publishEvent(js, subject, event);
 
@@ -118,7 +118,7 @@ describe('consumer runner', () => {
 
   it('skips an event older than the version it already applied', async () => {
     const handled = handledLog(mongo.db, uniqueName('handled'));
-    const durable = await startRunner('ordered', async (event, { deliveryCount }) => void (await handled.record(event, deliveryCount)));
+    const durable = await startRunner(only('ordered', async (event, { deliveryCount }) => void (await handled.record(event, deliveryCount))));
     const newer = widgetEvent(service, 'ordered', 2);
     const older = widgetEvent(service, 'ordered', 1, 'created');
     await publishEvent(js, newer.subject, newer.event);
@@ -126,47 +126,111 @@ describe('consumer runner', () => {
 
     await waitFor('the consumer to settle', async () => (await handled.count()) >= 1 && consumerSettled(jsm, stream, durable)());
     expect((await handled.all()).map((record) => record.version)).toEqual([2]);
-    const ledgerId = `${durable}|tenant-a|widget|ordered`;
-    const ledger = mongo.db.collection<{ _id: string; version: number }>(CONSUMED_VERSIONS_COLLECTION);
-    expect(await ledger.findOne({ _id: ledgerId })).toEqual({ _id: ledgerId, version: 2 });
+    const { applied } = runnerParts(mongo.db, durable);
+    expect([...(await applied.read([{ tenant: 'tenant-a', entity: 'widget', entityId: 'ordered' }])).values()]).toEqual([2]);
   });
 
-  it('dead-letters a message that is not a valid event without calling the handler', async () => {
-    const calls: string[] = [];
-    const durable = uniqueName('strict');
+  // Reproduced on the runner before this one: v3 was applied, then v2 landed over it (state v2, ledger v3).
+  it('applies the versions of one entity in order even when it handles many events at once', async () => {
+    const derived = mongo.db.collection<{ _id: string; version: number }>(uniqueName('derived'));
+    const durable = await startRunner(
+      only('in-order', async (event) => {
+        if (event.version === 2) await sleep(300); // an older event that takes longer than the newer one
+        await derived.updateOne({ _id: event.entity_id }, { $set: { version: event.version } }, { upsert: true });
+      }),
+      { concurrency: 4 },
+    );
+    for (const version of [1, 2, 3]) {
+      const { subject, event } = widgetEvent(service, 'in-order', version);
+      await publishEvent(js, subject, event);
+    }
+    await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
+    expect(await derived.findOne({ _id: 'in-order' })).toEqual({ _id: 'in-order', version: 3 });
+  });
+
+  it('handles a backlog in batches: one ledger read and one write per batch, entities side by side, each in order', async () => {
+    const durable = uniqueName('batched');
+    const parts = runnerParts(mongo.db, durable);
+    const calls = { read: 0, record: 0 };
+    const counted: AppliedVersions = {
+      read: (entities) => ((calls.read += 1), parts.applied.read(entities)),
+      record: (applied) => ((calls.record += 1), parts.applied.record(applied)),
+    };
+    const seen = new Map<string, number[]>();
+    let running = 0;
+    let mostAtOnce = 0;
+    // published before the runner starts: it finds a backlog of 20 entities × 10 versions
+    for (let version = 1; version <= 10; version += 1) {
+      for (let entity = 0; entity < 20; entity += 1) {
+        const { subject, event } = widgetEvent(service, `b-${entity}`, version);
+        await publishEvent(js, subject, event);
+      }
+    }
     const runner = createConsumerRunner({
       js,
-      db: mongo.db,
       stream,
-      durable,
-      filterSubjects: [`rm.${service}.gadget.*`],
-      logger: silentLogger(),
+      ...parts,
+      applied: counted,
+      filterSubjects: [`rm.${service}.*.widget.*`],
       maxDeliver: 3,
       nakDelaysMs: [50],
-      handle: async (event) => void calls.push(event.id),
+      concurrency: 8,
+      batchSize: 100,
+      handle: async (event) => {
+        if (!event.entity_id.startsWith('b-')) return;
+        running += 1;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        await sleep(1);
+        seen.set(event.entity_id, [...(seen.get(event.entity_id) ?? []), event.version]);
+        running -= 1;
+      },
     });
     runners.push(runner);
     await runner.start();
 
-    await js.publish(`rm.${service}.gadget.created`, '{not json', { msgID: uniqueName('raw') });
+    await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
+    for (let entity = 0; entity < 20; entity += 1) expect(seen.get(`b-${entity}`)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(mostAtOnce).toBeGreaterThan(1);
+    expect(mostAtOnce).toBeLessThanOrEqual(8);
+    // every message of the stream so far, in batches of at most 100: a handful of reads, not hundreds
+    const delivered = (await jsm.consumers.info(stream, durable)).delivered.stream_seq;
+    expect(calls.read).toBeGreaterThanOrEqual(Math.ceil(delivered / 100));
+    expect(calls.read).toBeLessThan(delivered / 10);
+    expect(calls.record).toBeLessThanOrEqual(calls.read);
+  });
+
+  it('dead-letters a message that is not a valid event without calling the handler', async () => {
+    const calls: string[] = [];
+    const durable = await startRunner(async (event) => void calls.push(event.id), { entity: 'gadget' });
+    const subject = `rm.${service}.tenant-a.gadget.created`;
+
+    await js.publish(subject, '{not json', { msgID: uniqueName('raw') });
     const notJson = await waitFor('the dead-letter record', () => readDeadLetter(jsm, durable));
     expect(notJson).toMatchObject({ deliveries: 1, event: '{not json', error: expect.stringContaining('not JSON') });
 
-    const { event } = widgetEvent(service, 'g1', 1, 'created');
-    const noVersion = { ...event, version: 0 };
-    await publishEvent(js, `rm.${service}.gadget.created`, noVersion);
-    const invalid = await waitFor('the second dead-letter record', async () => {
+    const nextRecord = (after: number) => async () => {
       const record = await readDeadLetter(jsm, durable);
-      return record?.stream_sequence !== notJson.stream_sequence ? record : undefined;
-    });
+      return record !== undefined && record.stream_sequence > after ? record : undefined;
+    };
+    const { event } = widgetEvent(service, 'g1', 1, 'created');
+    const noVersion = { ...event, type: 'gadget.created', version: 0 };
+    await publishEvent(js, subject, noVersion);
+    const invalid = await waitFor('the second dead-letter record', nextRecord(notJson.stream_sequence));
     expect(invalid).toMatchObject({ deliveries: 1, event: noVersion, error: expect.stringContaining('version') });
+
+    // a valid envelope whose data breaks its entity's contract
+    const badData = { ...event, type: 'gadget.created', data: { version: 1 } };
+    await publishEvent(js, subject, badData, uniqueName('bad-data'));
+    const broken = await waitFor('the third dead-letter record', nextRecord(invalid.stream_sequence));
+    expect(broken).toMatchObject({ deliveries: 1, error: expect.stringContaining("must have required property 'key'") });
+
     await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
     expect(calls).toEqual([]);
   });
 
   it('declares its consumer again when it was deleted, and goes on handling each event once', async () => {
     const handled = handledLog(mongo.db, uniqueName('handled'));
-    const durable = await startRunner('survivor', async (event, { deliveryCount }) => void (await handled.record(event, deliveryCount)));
+    const durable = await startRunner(only('survivor', async (event, { deliveryCount }) => void (await handled.record(event, deliveryCount))));
     const first = widgetEvent(service, 'survivor', 1, 'created');
     await publishEvent(js, first.subject, first.event);
     await waitFor('the first event to be handled', async () => (await handled.count()) === 1);
@@ -176,7 +240,7 @@ describe('consumer runner', () => {
     await publishEvent(js, second.subject, second.event);
 
     await waitFor('the second event to be handled', async () => (await handled.count()) >= 2);
-    // the recreated durable starts from the stream's beginning: the version ledger skips what was applied
+    // the recreated durable starts from the stream's beginning: the ledger skips what was applied
     await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
     expect((await handled.all()).map((record) => record.event_id)).toEqual([first.event.id, second.event.id]);
   });

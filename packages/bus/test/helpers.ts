@@ -1,16 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumerInfo, JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
-import { eventSubject, OUTBOX_FIELD, type EventEnvelope } from '@rm/contracts';
-import { createOutboxStore, createVersionedCollection, type DocumentLocks } from '@rm/store';
+import { Type } from '@sinclair/typebox';
+import { createEventValidator, entityEvents, eventSubject, type EntityEvents, type EventEnvelope } from '@rm/contracts';
+import { createStore, isOutage, OUTBOX_FIELD, type Store } from '@rm/store';
 import type { Db } from 'mongodb';
 import { pino, type Logger } from 'pino';
-import { DEAD_LETTER_STREAM, deadLetterSubject, type DeadLetterRecord } from '../src/index.js';
+import { DEAD_LETTER_STREAM, deadLetterSubject, type ConsumerRunnerOptions, type DeadLetterRecord } from '../src/index.js';
 
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
 
-/** An event of the `widget` entity of `service`, valid against the envelope contract. */
+const TestState = Type.Object({ key: Type.String() });
+
+/** The `widget` events of `service` (data: at least the widget's key). */
+export function widgetEvents(service: string): EntityEvents {
+  return entityEvents(service, 'widget', TestState);
+}
+
+/** Contracts are per entity: widgets and gadgets of any test service. */
+export const validateTestEvents = createEventValidator([widgetEvents('any'), entityEvents('any', 'gadget', TestState)]);
+
+/** A widget event valid against its contract, on `rm.<service>.tenant-a.widget.<action>`. */
 export function widgetEvent(
   service: string,
   entityId: string,
@@ -18,7 +29,7 @@ export function widgetEvent(
   action: 'created' | 'updated' | 'deleted' = 'updated',
 ): { subject: string; event: EventEnvelope } {
   return {
-    subject: eventSubject(service, 'widget', action),
+    subject: eventSubject(widgetEvents(service), 'tenant-a', action),
     event: {
       id: randomUUID(),
       type: `widget.${action}`,
@@ -64,26 +75,33 @@ export function handledLog(db: Db, name = 'handled') {
   };
 }
 
+export function testStore(db: Db): Store {
+  return createStore(db, { validate: validateTestEvents, maxEventBytes: 1024 ** 2 });
+}
+
+/** What a runner needs besides its stream and handler, with its ledger in `db`, as a service wires it. */
+export function runnerParts(db: Db, durable: string): Pick<ConsumerRunnerOptions, 'durable' | 'applied' | 'validate' | 'isOutage' | 'logger'> {
+  return { durable, applied: testStore(db).appliedVersions(durable), validate: validateTestEvents, isOutage, logger: silentLogger() };
+}
+
 /**
- * Widgets kept by the real @rm/store: each write carries its event in the document's outbox, and
- * `outbox` is the store's side of it that the relay reads and clears, under the same locks.
+ * Widgets of `service` kept by the real @rm/store: each write carries its event in the document's
+ * outbox, and `outbox` is what the relay reads, is handed and clears.
  */
-export function widgetStore(db: Db, service: string, locks: DocumentLocks, name = 'widgets') {
-  const widgets = createVersionedCollection<Record<string, unknown>>(db, {
+export function widgetStore(db: Db, service: string, name = 'widgets') {
+  const store = testStore(db);
+  const widgets = store.collection<Record<string, unknown>>({
     name,
-    service,
-    entity: 'widget',
-    locks,
-    eventData: (resource) => ({ key: resource.key, ...resource.body }),
-    deletedEventData: (_tenant, key) => ({ key }),
+    events: widgetEvents(service),
+    represent: (resource) => ({ key: resource.key, ...resource.body }),
   });
   return {
     collection: widgets.collection,
     name,
-    declareIndexes: widgets.declareIndexes,
-    outbox: createOutboxStore(db, { collections: [name], locks }),
+    declareIndexes: () => store.declareIndexes(),
+    outbox: store.outbox,
     /** Creates or updates the widget; returns its new version. */
-    write: async (tenant: string, key: string, body: Record<string, unknown>) => (await widgets.put(tenant, key, body)).resource.version,
+    write: async (tenant: string, key: string, body: Record<string, unknown>) => (await widgets.put({ tenant, key }, body)).resource.version,
     waiting: () => widgets.collection.countDocuments({ [OUTBOX_FIELD]: { $exists: true } }),
   };
 }

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { createDocumentLocks } from '@rm/store';
 import { connectTestMongo, startNatsServer, uniqueName, waitFor, type NatsServerHandle, type TestMongo } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,7 +11,7 @@ import {
   type ConsumerRunner,
   type OutboxRelay,
 } from '../src/index.js';
-import { consumerSettled, silentLogger, widgetStore } from './helpers.js';
+import { consumerSettled, runnerParts, silentLogger, widgetStore } from './helpers.js';
 
 const WRITES = 200;
 const STOP_AT = 60;
@@ -48,10 +47,8 @@ describe('NATS stopped and started again in the middle of a stream of writes', (
     const received = mongo.db.collection<{ _id: string }>('received');
     runner = createConsumerRunner({
       js,
-      db: mongo.db,
       stream,
-      durable,
-      logger,
+      ...runnerParts(mongo.db, durable),
       ackWaitMs: 5000,
       maxDeliver: 10,
       nakDelaysMs: [100, 500],
@@ -61,11 +58,10 @@ describe('NATS stopped and started again in the middle of a stream of writes', (
       },
     });
     await runner.start();
-    // the writes and the relay share the per-document lock, as a service wires them
-    const locks = createDocumentLocks();
-    const widgets = widgetStore(mongo.db, service, locks);
+    // the writes and the relay share the store, as a service wires them
+    const widgets = widgetStore(mongo.db, service);
     await widgets.declareIndexes();
-    relay = createOutboxRelay({ outbox: widgets.outbox, js, logger, publishTimeoutMs: 500 });
+    relay = createOutboxRelay({ outbox: widgets.outbox, js, logger, publishTimeoutMs: 500, retryDelayMs: 100, sweepIntervalMs: 2_000 });
     relay.start();
 
     const written: string[] = [];
@@ -76,7 +72,6 @@ describe('NATS stopped and started again in the middle of a stream of writes', (
       // runner would skip the older one and the comparison below would miss it
       const key = n % 4 === 3 ? `w${n - 3}` : `w${n}`;
       const version = await widgets.write('tenant-a', key, { n });
-      relay.wake();
       written.push(`${key}@${version}`);
       await sleep(5);
     }

@@ -2,18 +2,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { OUTBOX_FIELD } from '@rm/contracts';
-import { createDocumentLocks } from '@rm/store';
+import { OUTBOX_FIELD } from '@rm/store';
 import { connectTestMongo, connectTestNats, testServers, uniqueName, waitFor, type TestMongo, type TestNats } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CONSUMED_VERSIONS_COLLECTION,
-  createConsumerRunner,
-  createOutboxRelay,
-  declareServiceStream,
-  type ConsumerRunner,
-} from '../src/index.js';
-import { consumerSettled, handledLog, publishEvent, silentLogger, widgetEvent, widgetStore } from './helpers.js';
+import { createConsumerRunner, createOutboxRelay, declareServiceStream, type ConsumerRunner } from '../src/index.js';
+import { consumerSettled, handledLog, publishEvent, runnerParts, silentLogger, widgetEvent, widgetStore } from './helpers.js';
 
 const CRASHING_RELAY = fileURLToPath(new URL('./fixtures/crashing-relay.fixture.ts', import.meta.url));
 
@@ -26,7 +19,6 @@ describe('outbox relay killed between the publish and the clearing of the outbox
   const streams: string[] = [];
   let widgets: ReturnType<typeof widgetStore>;
   const runners: ConsumerRunner[] = [];
-  const locks = createDocumentLocks();
 
   beforeAll(async () => {
     mongo = await connectTestMongo('bus_crash');
@@ -35,7 +27,7 @@ describe('outbox relay killed between the publish and the clearing of the outbox
     service = uniqueName('crash').toLowerCase();
     stream = (await declareServiceStream(jsm, service)).config.name;
     streams.push(stream);
-    widgets = widgetStore(mongo.db, service, locks);
+    widgets = widgetStore(mongo.db, service);
     await widgets.declareIndexes();
   });
 
@@ -45,10 +37,8 @@ describe('outbox relay killed between the publish and the clearing of the outbox
     const handled = handledLog(mongo.db, durable);
     const runner = createConsumerRunner({
       js: jetstream(nats.nc),
-      db: mongo.db,
       stream: on,
-      durable,
-      logger: silentLogger(),
+      ...runnerParts(mongo.db, durable),
       maxDeliver: 5,
       nakDelaysMs: [50],
       handle: async (event, { deliveryCount }) => void (await handled.record(event, deliveryCount)),
@@ -76,7 +66,14 @@ describe('outbox relay killed between the publish and the clearing of the outbox
 
     // a real relay process, killed right after the PubAck and before it pops the entry
     const child = spawn(process.execPath, [CRASHING_RELAY], {
-      env: { ...process.env, MONGO_URL: testServers().mongoUrl, NATS_URL: testServers().natsUrl, DB_NAME: mongo.db.databaseName, COLLECTION: widgets.name },
+      env: {
+        ...process.env,
+        MONGO_URL: testServers().mongoUrl,
+        NATS_URL: testServers().natsUrl,
+        DB_NAME: mongo.db.databaseName,
+        COLLECTION: widgets.name,
+        SERVICE: service,
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const [exitCode, signal] = await once(child, 'exit');
@@ -116,8 +113,7 @@ describe('outbox relay killed between the publish and the clearing of the outbox
     const settled = await waitFor('the consumer to settle', consumerSettled(jsm, windowStream, durable));
     expect(settled.delivered.stream_seq).toBe(2);
     expect(await handled.count()).toBe(1);
-    const ledger = mongo.db.collection<{ _id: string; version: number }>(CONSUMED_VERSIONS_COLLECTION);
-    const ledgerId = `${durable}|tenant-a|widget|w1`;
-    expect(await ledger.findOne({ _id: ledgerId })).toEqual({ _id: ledgerId, version: 1 });
+    const { applied } = runnerParts(mongo.db, durable);
+    expect([...(await applied.read([{ tenant: 'tenant-a', entity: 'widget', entityId: 'w1' }])).values()]).toEqual([1]);
   });
 });

@@ -1,0 +1,126 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import { entityOfType, entityRefKey, type AppliedVersions, type EntityRef, type EntityVersion, type EventEnvelope, type EventValidator } from '@rm/contracts';
+import type { Logger } from 'pino';
+import { PermanentEventError } from './errors.js';
+import { parseEvent } from './event-parsing.js';
+import { createTaskPool } from './task-pool.js';
+
+export interface EventContext {
+  subject: string;
+  /** 1 on the first delivery. */
+  deliveryCount: number;
+  logger: Logger;
+}
+
+/** Applies one event; throw to get it again later, or a PermanentEventError to dead-letter it now. */
+export type EventHandler = (event: EventEnvelope, context: EventContext) => Promise<void>;
+
+export interface BatchProcessing {
+  handle: EventHandler;
+  applied: AppliedVersions;
+  validate: EventValidator;
+  isOutage: (error: unknown) => boolean;
+  maxDeliver: number;
+  nakDelaysMs: readonly number[];
+  /** Entities handled side by side. */
+  concurrency: number;
+  logger: Logger;
+  deadLetter(msg: JsMsg, received: unknown, error: Error, log: Logger): Promise<void>;
+  /** Runs a database call until it answers, waiting out an outage; throws only what is not one. */
+  untilAvailable<T>(call: () => Promise<T>): Promise<T>;
+  /** Waits while the database is out; resolves once it answers again. */
+  outage(): Promise<void>;
+}
+
+interface Entry {
+  msg: JsMsg;
+  event: EventEnvelope;
+  ref: EntityRef;
+  log: Logger;
+  /** What became of it: acked once applied or skipped; the others were settled by nak or term. */
+  outcome?: 'applied' | 'skipped' | 'retried' | 'dead';
+}
+
+/**
+ * Handles one batch of messages: one ledger read, the events of each entity in stream order (entities
+ * side by side), one ledger write, then the acks. An event whose version is not newer than the one
+ * applied is skipped, so that no older state ever lands on a newer one. A failure that is a database
+ * outage is not the event's fault: it costs no delivery attempt, the batch waits and goes on from there.
+ */
+export async function processBatch(messages: readonly JsMsg[], processing: BatchProcessing): Promise<void> {
+  const { applied, untilAvailable, concurrency } = processing;
+  const entries: Entry[] = [];
+  for (const msg of messages) {
+    const log = processing.logger.child({ subject: msg.subject, stream_sequence: msg.info.streamSequence, deliveries: msg.info.deliveryCount });
+    const parsed = parseEvent(msg.string(), processing.validate);
+    if ('error' in parsed) {
+      await processing.deadLetter(msg, parsed.received, parsed.error, log);
+      continue;
+    }
+    const { event } = parsed;
+    const ref = { tenant: event.tenant, entity: entityOfType(event.type), entityId: event.entity_id };
+    entries.push({ msg, event, ref, log: log.child({ event_id: event.id, event_type: event.type, entity_id: event.entity_id, version: event.version }) });
+  }
+  const versions = await untilAvailable(() => applied.read(entries.map((entry) => entry.ref)));
+  const raised = new Map<string, EntityVersion>();
+
+  /** Handles an entity's events in order; returns those an outage interrupted, from the first one on. */
+  async function handleEntity(group: Entry[]): Promise<Entry[]> {
+    for (const [index, entry] of group.entries()) {
+      const key = entityRefKey(entry.ref);
+      const appliedVersion = versions.get(key) ?? 0;
+      if (entry.event.version <= appliedVersion) {
+        // a redelivery, a republish beyond the dedup window, or an older event after a newer one
+        entry.log.debug({ applied_version: appliedVersion }, 'event skipped, version already applied');
+        entry.outcome = 'skipped';
+        continue;
+      }
+      try {
+        await processing.handle(entry.event, { subject: entry.msg.subject, deliveryCount: entry.msg.info.deliveryCount, logger: entry.log });
+      } catch (err) {
+        if (processing.isOutage(err)) return group.slice(index);
+        entry.outcome = await failed(entry, err);
+        continue;
+      }
+      versions.set(key, entry.event.version);
+      raised.set(key, { ...entry.ref, version: entry.event.version });
+      entry.outcome = 'applied';
+    }
+    return [];
+  }
+
+  let waiting = [...Map.groupBy(entries, (entry) => entityRefKey(entry.ref)).values()];
+  while (waiting.length > 0) {
+    const interrupted: Entry[][] = [];
+    const pool = createTaskPool(concurrency);
+    for (const group of waiting) {
+      await pool.run(async () => {
+        const rest = await handleEntity(group);
+        if (rest.length > 0) interrupted.push(rest);
+      });
+    }
+    await pool.drain();
+    if (interrupted.length > 0) await processing.outage();
+    waiting = interrupted;
+  }
+
+  if (raised.size > 0) await untilAvailable(() => applied.record([...raised.values()]));
+  for (const entry of entries) {
+    if (entry.outcome === 'applied' || entry.outcome === 'skipped') entry.msg.ack();
+  }
+
+  async function failed(entry: Entry, err: unknown): Promise<Entry['outcome']> {
+    const deliveryCount = entry.msg.info.deliveryCount;
+    if (err instanceof PermanentEventError || deliveryCount >= processing.maxDeliver) {
+      await processing.deadLetter(entry.msg, entry.event, err instanceof Error ? err : new Error(String(err)), entry.log);
+      return 'dead';
+    }
+    const { nakDelaysMs } = processing;
+    const delayMs = nakDelaysMs[Math.min(deliveryCount, nakDelaysMs.length) - 1] ?? 0;
+    entry.log.warn({ err, delay_ms: delayMs }, 'event handling failed, will retry');
+    // without a delay, a nak is redelivered at once; the entity's later events go on: each carries
+    // the whole state, and this one is skipped when it comes back older than what was applied
+    entry.msg.nak(delayMs);
+    return 'retried';
+  }
+}
