@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection, type Status } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { NatsConnectError } from './errors.js';
@@ -7,19 +8,28 @@ export interface NatsConnectionOptions {
   /** Client name shown in the server's connection list (the service name). */
   name: string;
   logger: Logger;
+  /** Attempts before giving up; a pod that starts before NATS waits for it (default 30). */
+  attempts?: number;
+  retryDelayMs?: number;
 }
 
-/** Connects to NATS, reconnecting forever after the first success, and logs connection changes. */
-export async function connectNats({ servers, name, logger }: NatsConnectionOptions): Promise<NatsConnection> {
-  let nc: NatsConnection;
-  try {
-    nc = await connect({ servers, name, maxReconnectAttempts: -1 });
-  } catch (err) {
-    throw new NatsConnectError(servers, { cause: err });
+/**
+ * Connects to NATS, retrying a few times as the database connection does, then reconnecting forever
+ * after the first success; logs connection changes.
+ */
+export async function connectNats({ servers, name, logger, attempts = 30, retryDelayMs = 1000 }: NatsConnectionOptions): Promise<NatsConnection> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const nc = await connect({ servers, name, maxReconnectAttempts: -1 });
+      logger.info({ server: nc.getServer(), attempt }, 'nats connected');
+      void logStatus(nc, logger);
+      return nc;
+    } catch (err) {
+      if (attempt >= attempts) throw new NatsConnectError(servers, { cause: err });
+      logger.warn({ err, attempt, attempts }, 'nats not reachable yet, retrying');
+      await sleep(retryDelayMs);
+    }
   }
-  logger.info({ server: nc.getServer() }, 'nats connected');
-  void logStatus(nc, logger);
-  return nc;
 }
 
 async function logStatus(nc: NatsConnection, logger: Logger): Promise<void> {

@@ -76,7 +76,7 @@ export function handledLog(db: Db, name = 'handled') {
 }
 
 export function testStore(db: Db): Store {
-  return createStore(db, { validate: validateTestEvents, maxEventBytes: 1024 ** 2 });
+  return createStore(db, { maxEventBytes: 1024 ** 2 });
 }
 
 /** What a runner needs besides its stream and handler, with its ledger in `db`, as a service wires it. */

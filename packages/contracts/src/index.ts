@@ -3,7 +3,6 @@ export * from './common.js';
 export * from './date-time.js';
 export * from './duration.js';
 export * from './employee.js';
-export * from './event-contracts.js';
 export * from './event-validation.js';
 export * from './events.js';
 export * from './outbox.js';

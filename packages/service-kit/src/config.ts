@@ -135,6 +135,13 @@ export function serviceConfigSpec(defaults: ServiceConfigDefaults) {
     LOG_LEVEL: { type: 'enum', values: LOG_LEVELS, default: 'info' },
     MONGO_URL: { type: 'url', protocols: ['mongodb:', 'mongodb+srv:'], required: true },
     MONGO_DB: { type: 'string', default: defaults.MONGO_DB, pattern: /^[A-Za-z0-9_-]{1,63}$/, hint: 'a database name of 1 to 63 letters, digits, _ or -' },
+    /** Attempts to reach MongoDB and NATS at start, CONNECT_RETRY_DELAY_MS apart: a pod may start before them. */
+    CONNECT_ATTEMPTS: { type: 'int', min: 1, max: 1_000, default: 30 },
+    CONNECT_RETRY_DELAY_MS: { type: 'duration-ms', min: 10, default: 1_000 },
+    /** Longest a database call waits for a server and then for its answer: a lost or hung server becomes a 503, never a stuck request or relay. */
+    MONGO_OPERATION_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 10_000 },
+    /** Between passes that finish what a crash left half done and purge tombstones (store.maintain()). */
+    MAINTENANCE_INTERVAL_MS: { type: 'duration-ms', min: 1_000, default: 10_000 },
     NATS_URL: { type: 'url', protocols: ['nats:', 'tls:', 'ws:', 'wss:'], required: true },
     /** Copies of each stream the service declares: 3 on a 3-node NATS cluster, so none is lost with a node. */
     NATS_STREAM_REPLICAS: { type: 'int', min: 1, max: 5, default: 1 },

@@ -11,11 +11,11 @@ export interface ConnectMongoOptions {
   /** Attempts before giving up; a pod that starts before its database waits for it. */
   attempts?: number;
   retryDelayMs?: number;
-  /** How long one attempt looks for the server (default 5 s). */
-  serverSelectionTimeoutMs?: number;
   /**
-   * Longest any database call may take (default 10 s): a server that hangs becomes an error, never a
-   * stuck request, relay or consumer (FerretDB's PostgreSQL handler can hang on bulk writes).
+   * Longest a database call waits for a server to take it, and then for its answer (default 10 s): a
+   * server that is gone or hangs becomes an error (503), never a stuck request, relay or consumer
+   * (FerretDB's PostgreSQL handler can hang on bulk writes). The driver's own `timeoutMS` has no
+   * effect since driver 7.
    */
   operationTimeoutMs?: number;
 }
@@ -26,10 +26,14 @@ export interface MongoConnection {
 }
 
 export async function connectMongo(options: ConnectMongoOptions): Promise<MongoConnection> {
-  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000, serverSelectionTimeoutMs = 5000, operationTimeoutMs = 10_000 } =
-    options;
+  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000, operationTimeoutMs = 10_000 } = options;
   for (let attempt = 1; ; attempt += 1) {
-    const client = new MongoClient(url, { appName, serverSelectionTimeoutMS: serverSelectionTimeoutMs, timeoutMS: operationTimeoutMs });
+    const client = new MongoClient(url, {
+      appName,
+      serverSelectionTimeoutMS: operationTimeoutMs,
+      connectTimeoutMS: operationTimeoutMs,
+      socketTimeoutMS: operationTimeoutMs,
+    });
     try {
       await client.connect();
       const db = client.db(dbName);

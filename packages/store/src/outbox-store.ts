@@ -1,4 +1,4 @@
-import { CursorTimeoutMode, type Db, type Filter } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { CommitListener, OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
 import { OUTBOX_FIELD } from './document.js';
@@ -13,8 +13,6 @@ export interface OutboxStoreOptions {
   collections(): readonly string[];
   /** Shared with the writes of the same store (see DocumentLocks). */
   locks: DocumentLocks;
-  /** Longest wait for one batch of the sweep's cursor. */
-  operationTimeoutMs: number;
 }
 
 export interface OutboxStore extends OutboxSource {
@@ -28,7 +26,7 @@ const CLEAR_BATCH = 500;
 const SWEEP_BATCH = 500;
 
 /** The outbox side of the store: what the relay reads, is handed and clears, in the documents' own collections. */
-export function createOutboxStore(db: Db, { collections, locks, operationTimeoutMs }: OutboxStoreOptions): OutboxStore {
+export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOptions): OutboxStore {
   const listeners = new Set<CommitListener>();
   const collectionOf = (name: string) => db.collection<OutboxDocument>(name);
   // `outbox.id` rather than `outbox`, so that the sparse outbox_pending index serves the query.
@@ -36,13 +34,7 @@ export function createOutboxStore(db: Db, { collections, locks, operationTimeout
 
   async function* pending(): AsyncIterable<PendingEvents> {
     for (const name of collections()) {
-      const cursor = collectionOf(name).find(waiting, {
-        projection: { [OUTBOX_FIELD]: 1 },
-        batchSize: SWEEP_BATCH,
-        // the sweep may take long over a big backlog: the limit is per batch, not for the whole cursor
-        timeoutMS: operationTimeoutMs,
-        timeoutMode: CursorTimeoutMode.ITERATION,
-      });
+      const cursor = collectionOf(name).find(waiting, { projection: { [OUTBOX_FIELD]: 1 }, batchSize: SWEEP_BATCH });
       for await (const document of cursor) {
         if (document.outbox !== undefined && document.outbox.length > 0) {
           yield { collection: name, documentId: document._id, events: document.outbox };

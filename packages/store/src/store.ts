@@ -1,5 +1,5 @@
 import type { Db, Filter } from 'mongodb';
-import type { AppliedVersions, EventValidator, OutboxSource } from '@rm/contracts';
+import { createEventValidator, type AppliedVersions, type OutboxSource } from '@rm/contracts';
 import { createAppliedVersions } from './applied-versions.js';
 import { createBulkWrites } from './bulk-writes.js';
 import { createDocumentLocks } from './document-locks.js';
@@ -13,12 +13,8 @@ import { createOutboxStore, tidyEmptyOutboxes } from './outbox-store.js';
 import { createResourceCollection, type CollectionDefinition, type ResourceCollection } from './resource-collection.js';
 
 export interface StoreOptions {
-  /** Checks each event against its contract when it is written (contracts' createEventValidator). */
-  validate: EventValidator;
   /** Largest message the broker accepts; a write whose event is larger is refused (413). */
   maxEventBytes: number;
-  /** Longest wait for one database answer where the client sets none (the sweep's cursor batches). */
-  operationTimeoutMs?: number;
   /** Guard intents and cascades untouched this long are finished by maintenance (default 10 s). */
   staleAfterMs?: number;
   /** How long a purgeable tombstone stays after its event is out (default 10 minutes). */
@@ -55,11 +51,11 @@ export interface Store {
  * its collections share, and knows every collection it made, so that the relay can never miss one.
  */
 export function createStore(db: Db, options: StoreOptions): Store {
-  const { validate, maxEventBytes, operationTimeoutMs = 10_000, staleAfterMs = 10_000, tombstoneGraceMs = 10 * 60_000 } = options;
+  const { maxEventBytes, staleAfterMs = 10_000, tombstoneGraceMs = 10 * 60_000 } = options;
   const locks = createDocumentLocks();
   const bulk = createBulkWrites();
   const collections = new Map<string, { collection: ResourceCollection<unknown>; guard: Guard<unknown> | undefined; purge: boolean }>();
-  const outbox = createOutboxStore(db, { collections: () => [...collections.keys()], locks, operationTimeoutMs });
+  const outbox = createOutboxStore(db, { collections: () => [...collections.keys()], locks });
 
   function collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body> {
     if (collections.has(definition.name)) throw new StoreUsageError(`collection ${definition.name} is defined twice`);
@@ -68,6 +64,8 @@ export function createStore(db: Db, options: StoreOptions): Store {
       definition.guard === undefined
         ? undefined
         : createGuard(db, { collection: definition.name, entity: definition.events.entity, definition: definition.guard, writer, locks });
+    // each event is checked against its entity's contract when it is written (STYLE 7)
+    const validate = createEventValidator([definition.events]);
     const buildEvent = createEventBuilder({ events: definition.events, represent: definition.represent, validate, maxEventBytes });
     const created = createResourceCollection(db, definition, { locks, buildEvent, writer, guard });
     collections.set(definition.name, {

@@ -1,3 +1,4 @@
+import { createServer, type Server, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { findFreePort, testServers, uniqueName } from '@rm/testkit';
@@ -26,7 +27,7 @@ describe('connectMongo', () => {
       logger,
       attempts: 2,
       retryDelayMs: 10,
-      serverSelectionTimeoutMs: 200,
+      operationTimeoutMs: 200,
     });
     await expect(attempt).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(attempt).rejects.toMatchObject({ statusCode: 503 });
@@ -34,5 +35,20 @@ describe('connectMongo', () => {
     expect(message).toContain(`127.0.0.1:${port}`);
     expect(message).toContain('after 2 attempts');
     expect(message).not.toContain('secret');
+  });
+
+  it('gives up on a server that takes connections but never answers, instead of hanging', async () => {
+    const sockets: Socket[] = [];
+    const hung: Server = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const { port } = hung.address() as { port: number };
+    try {
+      const attempt = connectMongo({ url: `mongodb://127.0.0.1:${port}/`, dbName: 'x', logger, attempts: 1, operationTimeoutMs: 300 });
+      await expect(attempt).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      expect(sockets.length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => hung.close(resolve));
+    }
   });
 });

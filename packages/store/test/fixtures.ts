@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { createEventValidator, entityEvents } from '@rm/contracts';
+import { entityEvents } from '@rm/contracts';
 import type { Db } from 'mongodb';
 import {
   createStore,
@@ -45,7 +45,7 @@ export const PART_EVENTS = entityEvents('things', 'part', PartState);
 export type WidgetState = Static<typeof WidgetState>;
 
 export function testStore(db: Db, options: Partial<StoreOptions> = {}): Store {
-  return createStore(db, { validate: createEventValidator([WIDGET_EVENTS, PART_EVENTS]), maxEventBytes: 1024 ** 2, ...options });
+  return createStore(db, { maxEventBytes: 1024 ** 2, ...options });
 }
 
 export function widgetDefinition(overrides: Partial<CollectionDefinition<Widget>> = {}): CollectionDefinition<Widget> {

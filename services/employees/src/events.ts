@@ -1,13 +1,7 @@
-import { eventSubject, serviceStream } from '@rm/contracts';
+import { EMPLOYEE_EVENTS } from '@rm/contracts';
 
-/** What the employees service publishes. It consumes nothing yet. */
-export const SERVICE_NAME = 'employees';
-
-/** `RM_EMPLOYEES` over `rm.employees.>`. */
-export const EMPLOYEES_STREAM = serviceStream(SERVICE_NAME);
-
-export const EMPLOYEE_EVENTS = {
-  created: eventSubject(SERVICE_NAME, 'employee', 'created'),
-  updated: eventSubject(SERVICE_NAME, 'employee', 'updated'),
-  deleted: eventSubject(SERVICE_NAME, 'employee', 'deleted'),
-} as const;
+/**
+ * What the employees service publishes, on its stream `RM_EMPLOYEES`: `employee.created`, `.updated`
+ * and `.deleted` on `rm.employees.<tenant>.employee.<action>` (EMPLOYEE_EVENTS). It consumes nothing yet.
+ */
+export const SERVICE_NAME = EMPLOYEE_EVENTS.service;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, employeeBody, json, startEmployeesApp, type EmployeesHarness } from './helpers.js';
+import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
 
 let harness: EmployeesHarness;
 let alice: Record<string, string>;
 
 beforeAll(async () => {
-  harness = await startEmployeesApp();
+  harness = await startEmployees();
   alice = await harness.as('tenant-a');
 });
 
@@ -275,7 +275,7 @@ describe('authentication', () => {
   });
 
   it('answers 401 invalid_token for an expired token', async () => {
-    const token = await harness.issuer.mint({ tenant: 'tenant-a', expiresInSeconds: -60 });
+    const token = await harness.env.issuer.mint({ tenant: 'tenant-a', expiresInSeconds: -60 });
     const response = await get('emp-1', { authorization: `Bearer ${token}` });
     expect(response.statusCode).toBe(401);
     expect(response.headers['www-authenticate']).toMatch(/error="invalid_token"/);

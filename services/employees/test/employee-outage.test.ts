@@ -1,27 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMongoServer, type ServerHandle } from '@rm/testkit';
-import { BASE, json, startEmployeesApp, type EmployeesHarness } from './helpers.js';
+import { startMongoServer, type RestartableServerHandle } from '@rm/testkit';
+import { BASE, json, startEmployees, type EmployeesHarness } from './helpers.js';
 
-// A database server of this file's own, so that stopping it disturbs no other test.
-let server: ServerHandle;
+// A database server of this file's own, so that taking it away disturbs no other test.
+let server: RestartableServerHandle;
 let harness: EmployeesHarness;
 
 beforeAll(async () => {
   server = await startMongoServer();
-  harness = await startEmployeesApp({ mongoUrl: server.url });
+  // a lost server answers 503 after a second, not after the production default's ten
+  harness = await startEmployees({ MONGO_URL: server.url, MONGO_OPERATION_TIMEOUT_MS: '1000' });
 });
 
 afterAll(async () => {
-  // not harness.close(): its database cannot be dropped on a stopped server
-  await harness?.app.close();
-  await harness?.mongo.client.close();
+  await harness?.close();
   await server?.stop();
 });
 
 describe('when the database goes away', () => {
-  it('answers 503 problems without internals, and /readyz turns 503', async () => {
+  it('answers 503 problems without internals and /readyz turns 503, until it is back', async () => {
     const headers = await harness.as('tenant-outage');
-    await server.stop();
+    await server.kill();
 
     for (const request of [
       { method: 'GET', url: `${BASE}/employee/e-1` },
@@ -36,5 +35,10 @@ describe('when the database goes away', () => {
       expect(response.body).not.toMatch(/Mongo|at .*\.js|127\.0\.0\.1/);
     }
     expect((await harness.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+
+    await server.start();
+    const back = await harness.app.inject({ method: 'GET', url: `${BASE}/employee/e-1`, headers });
+    expect(back.statusCode).toBe(404);
+    expect((await harness.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
   });
 });

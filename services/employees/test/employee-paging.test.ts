@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, employeeBody, json, startEmployeesApp, type EmployeesHarness } from './helpers.js';
+import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
 
 interface Page {
   employees: { business_id: string }[];
@@ -11,7 +11,7 @@ let carol: Record<string, string>;
 const ids = ['e01', 'e02', 'e03', 'e04', 'e05'];
 
 beforeAll(async () => {
-  harness = await startEmployeesApp();
+  harness = await startEmployees();
   carol = await harness.as('tenant-paging');
   for (const id of [...ids].reverse()) {
     await harness.app.inject({ method: 'PUT', url: `${BASE}/employee/${id}`, headers: carol, payload: employeeBody() });

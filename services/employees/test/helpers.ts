@@ -1,56 +1,42 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { createLogger, createTokenVerifier, mongoReadiness } from '@rm/service-kit';
-import { createDocumentLocks, type DocumentLocks } from '@rm/store';
-import { connectTestMongo, createTestIssuer, type TestIssuer, type TestMongo } from '@rm/testkit';
-import { buildApp } from '../src/app.js';
+import { startService, type RunningService } from '@rm/runtime';
+import { createTestServiceEnv, type TestServiceEnv } from '@rm/testkit';
+import { employeesService } from '../src/app.js';
 
 export const BASE = '/resource-management/v1';
 
 export interface EmployeesHarness {
+  service: RunningService<ReturnType<typeof employeesService.collections>, Record<never, never>>;
   app: FastifyInstance;
-  mongo: TestMongo;
-  issuer: TestIssuer;
-  writes: () => number;
+  env: TestServiceEnv;
+  /** Committed writes so far: each hands its events to the relay. */
+  writes(): number;
   /** A bearer header for a client of the tenant. */
   as(tenant: string): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 
-/** The real app over a fresh database of the real MongoDB-compatible server, with a local key set. */
-export async function startEmployeesApp(
-  options: { locks?: DocumentLocks; onWrite?: () => void; mongoUrl?: string } = {},
-): Promise<EmployeesHarness> {
-  const mongo = await connectTestMongo('employees', { url: options.mongoUrl });
-  const issuer = await createTestIssuer();
+/**
+ * The employees service as the runtime runs it in production (store, relay, maintenance, the same
+ * routes), over a fresh database of the run's servers. 127.0.0.1 stands for the gateway, whose
+ * forwarded headers the service believes.
+ */
+export async function startEmployees(variables: Record<string, string> = {}): Promise<EmployeesHarness> {
+  const env = await createTestServiceEnv('employees', { TRUST_PROXY: '127.0.0.1', ...variables });
+  const service = await startService(employeesService, { env: env.variables, listen: false });
   let writes = 0;
-  const app = buildApp({
-    logger: createLogger({ level: 'silent', name: 'employees-test' }),
-    db: mongo.db,
-    locks: options.locks ?? createDocumentLocks(),
-    verifyToken: createTokenVerifier({ jwks: issuer.jwks, issuer: issuer.issuer, audience: issuer.audience }),
-    readiness: { mongodb: mongoReadiness(mongo.db) },
-    onWrite: () => {
-      writes += 1;
-      options.onWrite?.();
-    },
-    config: {
-      basePath: BASE,
-      bodyLimit: 1_048_576,
-      requestTimeout: 30_000,
-      readinessTimeout: 2_000,
-      cursorSecret: 'test-cursor-secret-of-at-least-32-characters',
-    },
+  service.store.outbox.onCommit(() => {
+    writes += 1;
   });
-  await app.ready();
   return {
-    app,
-    mongo,
-    issuer,
+    service,
+    app: service.app,
+    env,
     writes: () => writes,
-    as: async (tenant) => ({ authorization: `Bearer ${await issuer.mint({ tenant })}` }),
+    as: (tenant) => env.bearer(tenant),
     close: async () => {
-      await app.close();
-      await mongo.close();
+      await service.stop();
+      await env.close();
     },
   };
 }

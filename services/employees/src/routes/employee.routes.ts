@@ -49,7 +49,7 @@ export const employeeRoutes: FastifyPluginAsync<EmployeeRoutesOptions> = async (
         isKey: isStringKey,
         // A cursor names a position in one tenant's list; another tenant's cursor is refused.
         scope: `${tenant}:employees`,
-        fetch: (read) => employees.list(tenant, read),
+        fetch: (read) => employees.list({ tenant }, read),
       });
       return { employees: page.items.map(toEmployee), cursors: page.cursors };
     },
@@ -59,7 +59,7 @@ export const employeeRoutes: FastifyPluginAsync<EmployeeRoutesOptions> = async (
     '/employee/:employee_id',
     { schema: { params: EmployeeParams, response: { 200: Employee, ...problems } } },
     async (request, reply) => {
-      const found = await employees.get(request.auth.tenant, request.params.employee_id);
+      const found = await employees.get({ tenant: request.auth.tenant, key: request.params.employee_id });
       if (found === null) throw new NotFound(`employee '${request.params.employee_id}' does not exist`);
       return replyRead(reply, { body: toEmployee(found), version: found.version });
     },
@@ -72,7 +72,7 @@ export const employeeRoutes: FastifyPluginAsync<EmployeeRoutesOptions> = async (
       const decision = decideEmployee(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const key = request.params.employee_id;
-      const { resource, created } = await employees.put(request.auth.tenant, key, decision.employee, {
+      const { resource, created } = await employees.put({ tenant: request.auth.tenant, key }, decision.employee, {
         ifMatch: parseIfMatch(request.headers['if-match']),
       });
       return replyWritten(reply, {
@@ -88,7 +88,7 @@ export const employeeRoutes: FastifyPluginAsync<EmployeeRoutesOptions> = async (
     '/employee/:employee_id',
     { schema: { params: EmployeeParams, response: { 404: Problem, 412: Problem } } },
     async (request, reply) => {
-      await employees.remove(request.auth.tenant, request.params.employee_id, {
+      await employees.remove({ tenant: request.auth.tenant, key: request.params.employee_id }, {
         ifMatch: parseIfMatch(request.headers['if-match']),
       });
       return replyDeleted(reply);

@@ -1,0 +1,63 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { EntityEvents } from '@rm/contracts';
+import type { EventHandler } from '@rm/bus';
+import type { Config, ConfigSpec, CursorCodec, Logger, serviceConfigSpec } from '@rm/service-kit';
+import type { Store } from '@rm/store';
+
+/** The variables every service reads (service-kit's serviceConfigSpec). */
+export type CommonConfigSpec = ReturnType<typeof serviceConfigSpec>;
+
+/** A service's whole configuration: the common variables and its own. */
+export type ServiceConfig<Spec extends ConfigSpec> = Config<CommonConfigSpec> & Config<Spec>;
+
+/** What a service's routes and consumers are built with. */
+export interface ServiceContext<Collections, Spec extends ConfigSpec> {
+  collections: Collections;
+  config: ServiceConfig<Spec>;
+  /** Signs and checks paging cursors (CURSOR_SECRET). */
+  cursors: CursorCodec;
+  logger: Logger;
+}
+
+/** A durable consumer of events, run by the consumer runner (@rm/bus) with its ledger in the service's database. */
+export interface ConsumerDefinition {
+  /** Durable name, unique in the publisher's stream: `<service>-<what it keeps>`. */
+  durable: string;
+  /** The entities whose events it receives, all of one publishing service (its stream). */
+  entities: readonly EntityEvents[];
+  handle: EventHandler;
+  /** Attempts before an event is dead-lettered (default 5). */
+  maxDeliver?: number;
+  /** Redelivery delays after failed attempts, the last one repeating (default 1 s, 5 s, 30 s). */
+  nakDelaysMs?: number[];
+  /** Entities handled side by side (default 16). */
+  concurrency?: number;
+  /** Most messages in one batch (default 256). */
+  batchSize?: number;
+}
+
+/**
+ * Everything that makes one service: the runtime connects, wires and runs it the same way for every
+ * service (startService), in production (runMain) and in tests.
+ */
+export interface ServiceDefinition<Collections, Spec extends ConfigSpec = Record<never, never>> {
+  /** `employees`: its logger's name, its stream (`RM_EMPLOYEES` over `rm.employees.>`), its default database. */
+  name: string;
+  /** Default PORT. */
+  port: number;
+  /** The service's own variables, beside the common ones. */
+  config?: Spec;
+  /** Creates the service's collections in its store; the store's relay then knows every one. */
+  collections(store: Store): Collections;
+  /** The service's routes, registered under PUBLIC_BASE_PATH behind authentication. */
+  routes(context: ServiceContext<Collections, Spec>): FastifyPluginAsync;
+  /** The events it consumes. */
+  consumers?(context: ServiceContext<Collections, Spec>): ConsumerDefinition[];
+}
+
+/** Declares a service (only for type inference: the definition is used as it is). */
+export function defineService<Collections, Spec extends ConfigSpec = Record<never, never>>(
+  definition: ServiceDefinition<Collections, Spec>,
+): ServiceDefinition<Collections, Spec> {
+  return definition;
+}

@@ -1,0 +1,175 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { FastifyInstance } from 'fastify';
+import { createEventValidator, entitySubjects, serviceStream } from '@rm/contracts';
+import { connectNats, createConsumerRunner, createOutboxRelay, declareServiceStream, type ConsumerRunner } from '@rm/bus';
+import type { DestinationStream } from 'pino';
+import {
+  createCursorCodec,
+  createLogger,
+  createService,
+  createTokenVerifier,
+  installGracefulShutdown,
+  mongoReadiness,
+  natsReadiness,
+  readConfig,
+  serviceConfigSpec,
+  type Config,
+  type ConfigSpec,
+  type Logger,
+  type ShutdownOutcome,
+  type ShutdownStep,
+} from '@rm/service-kit';
+import { connectMongo, createStore, isOutage, type Store } from '@rm/store';
+import { startMaintenance } from './maintenance-loop.js';
+import type { CommonConfigSpec, ConsumerDefinition, ServiceConfig, ServiceContext, ServiceDefinition } from './service-definition.js';
+
+export interface StartServiceOptions {
+  /** Where the configuration is read from (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Listen on HOST:PORT (default), or only get ready: tests call `app.inject()`. */
+  listen?: boolean;
+  /** Signals that start the graceful shutdown (runMain: SIGTERM and SIGINT; tests: none). */
+  signals?: NodeJS.Signals[];
+  /** Called when the shutdown outlives SHUTDOWN_GRACE_MS (runMain exits). */
+  onShutdownTimeout?: () => void;
+  /** Where log lines go (default stdout). */
+  logDestination?: DestinationStream;
+}
+
+export interface RunningService<Collections, Spec extends ConfigSpec> {
+  app: FastifyInstance;
+  store: Store;
+  collections: Collections;
+  config: ServiceConfig<Spec>;
+  /** The graceful shutdown: HTTP, consumers, maintenance, relay, NATS (drained), MongoDB, in that order. */
+  stop(reason?: string): Promise<ShutdownOutcome>;
+}
+
+const CONSUMER_DEFAULTS = { maxDeliver: 5, nakDelaysMs: [1_000, 5_000, 30_000] };
+
+/**
+ * Runs a service from its definition: reads and checks the configuration, connects to MongoDB and
+ * NATS (both with retry), declares the service's stream, creates its store and collections, starts
+ * the outbox relay, its consumers and the store's maintenance, builds the HTTP app and listens. What
+ * was opened before a failure is closed again.
+ */
+export async function startService<Collections, Spec extends ConfigSpec>(
+  definition: ServiceDefinition<Collections, Spec>,
+  options: StartServiceOptions = {},
+): Promise<RunningService<Collections, Spec>> {
+  const { env = process.env, listen = true, signals = [], onShutdownTimeout = () => undefined, logDestination } = options;
+  const spec = { ...serviceConfigSpec({ PORT: definition.port, MONGO_DB: definition.name.replaceAll('-', '_') }), ...definition.config };
+  const config = readConfig(spec, env) as ServiceConfig<Spec>;
+  // the runtime reads only the common variables: their types do not depend on the service's own
+  const settings: Config<CommonConfigSpec> = config;
+  const logger = createLogger({ level: settings.LOG_LEVEL, name: definition.name, ...(logDestination === undefined ? {} : { destination: logDestination }) });
+  const retry = { attempts: settings.CONNECT_ATTEMPTS, retryDelayMs: settings.CONNECT_RETRY_DELAY_MS };
+  // what is open so far, in the order it closes in: the shutdown's steps once the app exists
+  const opened: ShutdownStep[] = [];
+  let stop: ((reason?: string) => Promise<ShutdownOutcome>) | undefined;
+  try {
+    const mongo = await connectMongo({
+      url: settings.MONGO_URL,
+      dbName: settings.MONGO_DB,
+      logger,
+      appName: definition.name,
+      operationTimeoutMs: settings.MONGO_OPERATION_TIMEOUT_MS,
+      ...retry,
+    });
+    opened.unshift({ name: 'mongodb', run: () => mongo.client.close() });
+    const nc = await connectNats({ servers: settings.NATS_URL, name: definition.name, logger, ...retry });
+    opened.unshift({ name: 'nats', run: () => nc.drain() });
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc);
+    const stream = await declareServiceStream(jsm, definition.name, { replicas: settings.NATS_STREAM_REPLICAS });
+
+    const store = createStore(mongo.db, {
+      // what the stream and the server both accept (a stream without a limit says -1)
+      maxEventBytes: Math.min(...[stream.config.max_msg_size, nc.info?.max_payload ?? 0].filter((limit) => limit > 0)),
+    });
+    const collections = definition.collections(store);
+    await store.declareIndexes();
+    const context: ServiceContext<Collections, Spec> = { collections, config, cursors: createCursorCodec(settings.CURSOR_SECRET), logger };
+
+    const relay = createOutboxRelay({ outbox: store.outbox, js, logger });
+    relay.start();
+    opened.unshift({ name: 'outbox relay', run: () => relay.stop() });
+    const maintenance = startMaintenance(store, settings.MAINTENANCE_INTERVAL_MS, logger);
+    opened.unshift({ name: 'maintenance', run: () => maintenance.stop() });
+    const consumers: ConsumerRunner[] = [];
+    for (const consumer of definition.consumers?.(context) ?? []) {
+      const runner = await startConsumer(consumer, { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS });
+      consumers.push(runner);
+    }
+    opened.unshift({ name: 'consumers', run: async () => void (await Promise.all(consumers.map((runner) => runner.stop()))) });
+
+    const app = createService({
+      logger,
+      verifyToken: createTokenVerifier({ jwksUrl: settings.AUTH_JWKS_URL, issuer: settings.AUTH_ISSUER, audience: settings.AUTH_AUDIENCE }),
+      readiness: {
+        mongodb: mongoReadiness(mongo.db),
+        nats: natsReadiness(nc, jsm),
+        ...(consumers.length > 0 ? { consumers: async () => void (await Promise.all(consumers.map((runner) => runner.readiness()))) } : {}),
+      },
+      basePath: settings.PUBLIC_BASE_PATH,
+      bodyLimit: settings.BODY_LIMIT_BYTES,
+      requestTimeout: settings.REQUEST_TIMEOUT_MS,
+      readinessTimeout: settings.READINESS_TIMEOUT_MS,
+      trustProxy: settings.TRUST_PROXY,
+      routes: definition.routes(context),
+    });
+    // closes the HTTP server first, then the steps in order
+    stop = installGracefulShutdown({
+      app,
+      logger,
+      graceMs: settings.SHUTDOWN_GRACE_MS,
+      delayMs: settings.SHUTDOWN_DELAY_MS,
+      steps: opened,
+      signals,
+      onTimeout: onShutdownTimeout,
+    });
+    if (listen) await app.listen({ host: settings.HOST, port: settings.PORT });
+    else await app.ready();
+    return { app, store, collections, config, stop };
+  } catch (error) {
+    if (stop !== undefined) await stop('start failed');
+    else for (const step of opened) await step.run().catch((err: unknown) => logger.warn({ err, step: step.name }, 'closing after a failed start failed'));
+    throw error;
+  }
+}
+
+interface ConsumerParts {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  store: Store;
+  logger: Logger;
+  replicas: number;
+}
+
+/** Starts one consumer on its publisher's stream, declaring the stream too, so that start order does not matter. */
+async function startConsumer(consumer: ConsumerDefinition, { js, jsm, store, logger, replicas }: ConsumerParts): Promise<ConsumerRunner> {
+  const publishers = new Set(consumer.entities.map((entity) => entity.service));
+  const [publisher] = publishers;
+  if (publisher === undefined || publishers.size > 1) {
+    throw new TypeError(`consumer ${consumer.durable} must name the entities of exactly one publishing service`);
+  }
+  await declareServiceStream(jsm, publisher, { replicas });
+  const runner = createConsumerRunner({
+    js,
+    stream: serviceStream(publisher).name,
+    durable: consumer.durable,
+    filterSubjects: consumer.entities.map(entitySubjects),
+    logger,
+    handle: consumer.handle,
+    applied: store.appliedVersions(consumer.durable),
+    // what arrives is checked against the contracts of the entities the consumer asked for
+    validate: createEventValidator(consumer.entities),
+    isOutage,
+    maxDeliver: consumer.maxDeliver ?? CONSUMER_DEFAULTS.maxDeliver,
+    nakDelaysMs: consumer.nakDelaysMs ?? CONSUMER_DEFAULTS.nakDelaysMs,
+    ...(consumer.concurrency === undefined ? {} : { concurrency: consumer.concurrency }),
+    ...(consumer.batchSize === undefined ? {} : { batchSize: consumer.batchSize }),
+  });
+  await runner.start();
+  return runner;
+}

@@ -1,0 +1,130 @@
+import { Writable } from 'node:stream';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { ConfigError } from '@rm/service-kit';
+import { connectTestNats, createTestServiceEnv, findFreePort, uniqueName, waitFor, type TestServiceEnv } from '@rm/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type RunningService } from '../src/index.js';
+import { gadgetsService } from './fixtures/gadgets-service.js';
+
+const BASE = '/resource-management/v1';
+
+/** Log lines of a service, kept in memory to be read by the test. */
+function logLines() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { destination, lines };
+}
+
+describe('a service run from its definition', () => {
+  let env: TestServiceEnv;
+  let service: RunningService<ReturnType<typeof gadgetsService.collections>, NonNullable<typeof gadgetsService.config>>;
+  const tenant = uniqueName('tenant');
+  const logs = logLines();
+
+  beforeAll(async () => {
+    env = await createTestServiceEnv('runtime', { LOG_LEVEL: 'info', MAINTENANCE_INTERVAL_MS: '1000', GADGET_LABEL: 'widget-like gadget' });
+    service = await startService(gadgetsService, { env: env.variables, listen: false, logDestination: logs.destination });
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await env?.close();
+  });
+
+  it('serves its routes behind authentication, with its own typed config', async () => {
+    const headers = await env.bearer(tenant);
+    const put = await service.app.inject({ method: 'PUT', url: `${BASE}/gadget/g-1`, headers, payload: { colour: 'red' } });
+    expect(put.statusCode).toBe(201);
+    expect(put.json()).toEqual({ business_id: 'g-1', colour: 'red', version: 1 });
+    expect((await service.app.inject({ url: `${BASE}/gadget/g-1` })).statusCode).toBe(401);
+    const missing = await service.app.inject({ url: `${BASE}/gadget/g-none`, headers });
+    expect(missing.json()).toMatchObject({ status: 404, detail: "widget-like gadget 'g-none' does not exist" });
+    expect(service.config.GADGET_LABEL).toBe('widget-like gadget');
+  });
+
+  it('relays every write to its stream, and runs its consumers, which see each write once', async () => {
+    const headers = await env.bearer(tenant);
+    await service.app.inject({ method: 'PUT', url: `${BASE}/gadget/g-2`, headers, payload: { colour: 'red' } });
+    await service.app.inject({ method: 'PUT', url: `${BASE}/gadget/g-2`, headers, payload: { colour: 'blue' } });
+    const sighting = await waitFor('the consumer to see the second version', async () => {
+      const found = await service.collections.sightings.get({ tenant, key: 'g-2' });
+      return found?.body.colour === 'blue' ? found : undefined;
+    });
+    expect(sighting.body).toEqual({ colour: 'blue' });
+    // the consumer's own writes are relayed too: every collection of the store is known to the relay
+    await waitFor('every outbox to be empty', async () => (await service.store.db.collection('sightings').countDocuments({ outbox: { $exists: true } })) === 0);
+  });
+
+  it('reports ready when MongoDB, NATS and its consumers are', async () => {
+    const ready = await service.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', checks: { mongodb: 'ok', nats: 'ok', consumers: 'ok' } });
+  });
+
+  it('runs the store maintenance on its interval', async () => {
+    // what relays racing over one document can leave; maintenance removes the empty field
+    await service.store.db.collection('gadgets').insertOne({ _id: `${tenant}/emptied`, tenant, key: 'emptied', version: 1, outbox: [] } as never);
+    await waitFor('maintenance to tidy the outbox', async () => (await service.store.db.collection('gadgets').countDocuments({ _id: `${tenant}/emptied`, outbox: { $exists: true } } as never)) === 0, 10_000);
+  });
+
+  it('declares its stream and its consumer on the publisher stream', async () => {
+    const nats = await connectTestNats();
+    try {
+      const jsm = await jetstreamManager(nats.nc);
+      expect((await jsm.streams.info('RM_GADGETS')).config.subjects).toEqual(['rm.gadgets.>']);
+      expect((await jsm.consumers.info('RM_GADGETS', 'gadgets-sightings')).config.filter_subject).toBe('rm.gadgets.*.gadget.*');
+    } finally {
+      await nats.close();
+    }
+  });
+});
+
+describe('starting and stopping', () => {
+  it('refuses a bad configuration, naming every bad variable of the common and the service\'s own, before opening anything', async () => {
+    const failure = startService(gadgetsService, { env: { PORT: 'x', CONNECT_ATTEMPTS: '0', GADGET_LIMIT: 'many' }, listen: false });
+    await expect(failure).rejects.toBeInstanceOf(ConfigError);
+    await expect(failure).rejects.toThrow(/PORT[\s\S]*MONGO_URL is required[\s\S]*CONNECT_ATTEMPTS[\s\S]*NATS_URL is required[\s\S]*GADGET_LIMIT/);
+  });
+
+  it('closes what it opened when NATS cannot be reached', async () => {
+    const env = await createTestServiceEnv('runtime_failed', {
+      NATS_URL: `nats://127.0.0.1:${await findFreePort()}`,
+      CONNECT_ATTEMPTS: '2',
+      CONNECT_RETRY_DELAY_MS: '10',
+      LOG_LEVEL: 'info',
+    });
+    const logs = logLines();
+    try {
+      await expect(startService(gadgetsService, { env: env.variables, listen: false, logDestination: logs.destination })).rejects.toThrow(/cannot connect to NATS/);
+      expect(logs.lines.filter((line) => line.msg === 'nats not reachable yet, retrying')).toHaveLength(1);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('shuts down in order: HTTP, consumers, maintenance, relay, NATS, MongoDB', async () => {
+    const env = await createTestServiceEnv('runtime_stop', { LOG_LEVEL: 'info' });
+    const logs = logLines();
+    const service = await startService(gadgetsService, { env: env.variables, logDestination: logs.destination });
+    try {
+      const address = service.app.server.address();
+      expect(address).toMatchObject({ address: '127.0.0.1' });
+      expect(await service.stop('test')).toBe('clean');
+      expect(logs.lines.filter((line) => line.msg === 'shutdown step done').map((line) => line.step)).toEqual([
+        'http server',
+        'consumers',
+        'maintenance',
+        'outbox relay',
+        'nats',
+        'mongodb',
+      ]);
+    } finally {
+      await env.close();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { findFreePort } from './free-port.js';
+import { createTestIssuer, type MintOptions, type TestIssuer } from './test-issuer.js';
+import { testServers } from './test-servers.js';
+import { uniqueName } from './unique-name.js';
+
+export interface TestServiceEnv {
+  /**
+   * The environment to start a service with, as its container would get it: the run's servers, a
+   * database of its own, a test issuer's key set served over HTTP, silent logs.
+   */
+  variables: Record<string, string>;
+  issuer: TestIssuer;
+  /** An Authorization header for a client of `tenant`. */
+  bearer(tenant: string, options?: Omit<MintOptions, 'tenant'>): Promise<{ authorization: string }>;
+  /** Drops the database and stops serving the key set; call it after the service stopped. */
+  close(): Promise<void>;
+}
+
+/** What a test needs to start a real service (the runtime's startService) against the run's servers. */
+export async function createTestServiceEnv(prefix: string, overrides: Record<string, string> = {}): Promise<TestServiceEnv> {
+  const { mongoUrl, natsUrl } = testServers();
+  const issuer = await createTestIssuer();
+  const jwks = await issuer.serveJwks();
+  const database = uniqueName(prefix);
+  return {
+    variables: {
+      HOST: '127.0.0.1',
+      PORT: String(await findFreePort()),
+      LOG_LEVEL: 'silent',
+      MONGO_URL: mongoUrl,
+      MONGO_DB: database,
+      NATS_URL: natsUrl,
+      AUTH_JWKS_URL: jwks.url,
+      AUTH_ISSUER: issuer.issuer,
+      AUTH_AUDIENCE: issuer.audience,
+      CURSOR_SECRET: randomBytes(32).toString('hex'),
+      ...overrides,
+    },
+    issuer,
+    bearer: async (tenant, options = {}) => ({ authorization: `Bearer ${await issuer.mint({ ...options, tenant })}` }),
+    async close() {
+      await jwks.close();
+      const client = new MongoClient(overrides.MONGO_URL ?? mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+      try {
+        await client.connect();
+        await client.db(database).dropDatabase();
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
