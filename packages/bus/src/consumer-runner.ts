@@ -4,7 +4,7 @@ import type { AppliedVersions, EventValidator } from '@rm/contracts';
 import type { Logger } from 'pino';
 import { declareConsumer, DEFAULT_ACK_WAIT_MS, type ConsumerOptions } from './consumer-declaration.js';
 import { declareDeadLetterStream, publishDeadLetter, type DeadLetterRecord } from './dead-letter.js';
-import { processBatch, type EventHandler } from './event-batch.js';
+import { handleBatch, recordBatch, type BatchProcessing, type EventHandler, type HandledBatch } from './event-batch.js';
 import { createSignal, pause } from './signal.js';
 
 export interface ConsumerRunnerOptions extends Omit<ConsumerOptions, 'durable' | 'maxDeliver'> {
@@ -25,7 +25,7 @@ export interface ConsumerRunnerOptions extends Omit<ConsumerOptions, 'durable' |
   nakDelaysMs: number[];
   /** Entities handled side by side within a batch, each entity's events in order (default 16). */
   concurrency?: number;
-  /** Most messages in one batch, and in the client's pull buffer (default 256). */
+  /** Most messages in one batch, and in the client's pull buffer (default 500). */
   batchSize?: number;
   /** Waits between attempts to reach the database during an outage; the last one repeats. */
   outageRetryDelaysMs?: number[];
@@ -55,12 +55,14 @@ class StoppingError extends Error {}
  */
 export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRunner {
   const { js, stream, durable, handle, applied, validate, isOutage, maxDeliver, nakDelaysMs } = options;
-  const { concurrency = 16, batchSize = 256, outageRetryDelaysMs = DEFAULT_OUTAGE_RETRY_DELAYS_MS } = options;
+  const { concurrency = 16, batchSize = 500, outageRetryDelaysMs = DEFAULT_OUTAGE_RETRY_DELAYS_MS } = options;
   const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   const logger = options.logger.child({ stream, consumer: durable });
   /** Messages received and not yet in a batch, oldest first. */
   const queue: JsMsg[] = [];
+  /** The batch being handled, and the one whose ledger write and acks are still under way. */
   let batch: readonly JsMsg[] = [];
+  let recording: { messages: readonly JsMsg[]; handled: HandledBatch; done: Promise<void> } | undefined;
   let messages: ConsumerMessages | undefined;
   let stopping = false;
   let inOutage = false;
@@ -132,6 +134,12 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
     }
   }
 
+  const processing: BatchProcessing = { handle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, deadLetter, untilAvailable, outage };
+
+  /**
+   * Handles batch after batch. A batch's ledger write runs while the next batch is handled (that
+   * batch counts the versions in flight as applied), and one write at a time, in batch order.
+   */
   async function handleLoop(): Promise<void> {
     while (!stopping) {
       if (queue.length === 0) {
@@ -140,21 +148,36 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
       }
       batch = queue.splice(0, batchSize);
       room.notify();
-      try {
-        await processBatch(batch, { handle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, deadLetter, untilAvailable, outage });
-      } catch (err) {
-        if (!(err instanceof StoppingError)) logger.error({ err, messages: batch.length }, 'batch failed, its messages come back');
-        // unsettled messages come back: settled ones ignore the nak
-        for (const msg of batch) msg.nak(err instanceof StoppingError ? 0 : nakDelaysMs[0]);
+      const handled = await settleOnFailure(batch, () => handleBatch(batch, processing, recording?.handled.raised));
+      await recording?.done;
+      if (handled !== undefined) {
+        const messages = batch;
+        const done = settleOnFailure(messages, () => recordBatch(handled, processing)).then(() => {
+          // recorded and acked: no longer held, and no longer needed as versions in flight
+          if (recording?.handled === handled) recording = undefined;
+        });
+        recording = { messages, handled, done };
       }
       batch = [];
     }
+    await recording?.done;
   }
 
-  /** Keeps every message held (queued or in the batch) from being redelivered while it waits. */
+  /** Runs a step of a batch; if it fails, the messages it has not settled come back (settled ones ignore the nak). */
+  async function settleOnFailure<T>(messages: readonly JsMsg[], step: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await step();
+    } catch (err) {
+      if (!(err instanceof StoppingError)) logger.error({ err, messages: messages.length }, 'batch failed, its messages come back');
+      for (const msg of messages) msg.nak(err instanceof StoppingError ? 0 : nakDelaysMs[0]);
+      return undefined;
+    }
+  }
+
+  /** Keeps every message held (queued, in a batch, or waiting for its ledger write) from being redelivered. */
   function keepHeldMessages(): NodeJS.Timeout {
     return setInterval(() => {
-      for (const msg of [...batch, ...queue]) msg.working();
+      for (const msg of [...(recording?.messages ?? []), ...batch, ...queue]) msg.working();
     }, ackWaitMs / 3);
   }
 

@@ -41,13 +41,28 @@ interface Entry {
   outcome?: 'applied' | 'skipped' | 'retried' | 'dead';
 }
 
+/** A handled batch, to be recorded in the ledger and then acknowledged. */
+export interface HandledBatch {
+  /** The versions the batch applied, by entity key (entityRefKey). */
+  raised: Map<string, EntityVersion>;
+  /** Acks the messages whose events were applied or skipped (the others were settled already). */
+  acknowledge(): void;
+}
+
 /**
- * Handles one batch of messages: one ledger read, the events of each entity in stream order (entities
- * side by side), one ledger write, then the acks. An event whose version is not newer than the one
- * applied is skipped, so that no older state ever lands on a newer one. A failure that is a database
- * outage is not the event's fault: it costs no delivery attempt, the batch waits and goes on from there.
+ * Handles one batch of messages: one ledger read, then the events of each entity in stream order
+ * (entities side by side). An event whose version is not newer than the one applied is skipped, so
+ * that no older state ever lands on a newer one. A failure that is a database outage is not the
+ * event's fault: it costs no delivery attempt, the batch waits and goes on from there.
+ *
+ * `inFlight` holds the versions of the previous batch, whose ledger write may still be running: they
+ * count as applied, so that the next batch is handled while that write goes on.
  */
-export async function processBatch(messages: readonly JsMsg[], processing: BatchProcessing): Promise<void> {
+export async function handleBatch(
+  messages: readonly JsMsg[],
+  processing: BatchProcessing,
+  inFlight: ReadonlyMap<string, EntityVersion> = new Map(),
+): Promise<HandledBatch> {
   const { applied, untilAvailable, concurrency } = processing;
   const entries: Entry[] = [];
   for (const msg of messages) {
@@ -62,7 +77,24 @@ export async function processBatch(messages: readonly JsMsg[], processing: Batch
     entries.push({ msg, event, ref, log: log.child({ event_id: event.id, event_type: event.type, entity_id: event.entity_id, version: event.version }) });
   }
   const versions = await untilAvailable(() => applied.read(entries.map((entry) => entry.ref)));
+  for (const [key, { version }] of inFlight) versions.set(key, Math.max(version, versions.get(key) ?? 0));
   const raised = new Map<string, EntityVersion>();
+
+  /** Settles an event its handler failed on: retried later, or dead-lettered. */
+  async function failed(entry: Entry, err: unknown): Promise<Entry['outcome']> {
+    const deliveryCount = entry.msg.info.deliveryCount;
+    if (err instanceof PermanentEventError || deliveryCount >= processing.maxDeliver) {
+      await processing.deadLetter(entry.msg, entry.event, err instanceof Error ? err : new Error(String(err)), entry.log);
+      return 'dead';
+    }
+    const { nakDelaysMs } = processing;
+    const delayMs = nakDelaysMs[Math.min(deliveryCount, nakDelaysMs.length) - 1] ?? 0;
+    entry.log.warn({ err, delay_ms: delayMs }, 'event handling failed, will retry');
+    // without a delay, a nak is redelivered at once; the entity's later events go on: each carries
+    // the whole state, and this one is skipped when it comes back older than what was applied
+    entry.msg.nak(delayMs);
+    return 'retried';
+  }
 
   /** Handles an entity's events in order; returns those an outage interrupted, from the first one on. */
   async function handleEntity(group: Entry[]): Promise<Entry[]> {
@@ -104,23 +136,18 @@ export async function processBatch(messages: readonly JsMsg[], processing: Batch
     waiting = interrupted;
   }
 
-  if (raised.size > 0) await untilAvailable(() => applied.record([...raised.values()]));
-  for (const entry of entries) {
-    if (entry.outcome === 'applied' || entry.outcome === 'skipped') entry.msg.ack();
-  }
+  return {
+    raised,
+    acknowledge() {
+      for (const entry of entries) {
+        if (entry.outcome === 'applied' || entry.outcome === 'skipped') entry.msg.ack();
+      }
+    },
+  };
+}
 
-  async function failed(entry: Entry, err: unknown): Promise<Entry['outcome']> {
-    const deliveryCount = entry.msg.info.deliveryCount;
-    if (err instanceof PermanentEventError || deliveryCount >= processing.maxDeliver) {
-      await processing.deadLetter(entry.msg, entry.event, err instanceof Error ? err : new Error(String(err)), entry.log);
-      return 'dead';
-    }
-    const { nakDelaysMs } = processing;
-    const delayMs = nakDelaysMs[Math.min(deliveryCount, nakDelaysMs.length) - 1] ?? 0;
-    entry.log.warn({ err, delay_ms: delayMs }, 'event handling failed, will retry');
-    // without a delay, a nak is redelivered at once; the entity's later events go on: each carries
-    // the whole state, and this one is skipped when it comes back older than what was applied
-    entry.msg.nak(delayMs);
-    return 'retried';
-  }
+/** Records a handled batch's versions (one ledger write, waiting out an outage), then acks its messages. */
+export async function recordBatch(handled: HandledBatch, processing: Pick<BatchProcessing, 'applied' | 'untilAvailable'>): Promise<void> {
+  if (handled.raised.size > 0) await processing.untilAvailable(() => processing.applied.record([...handled.raised.values()]));
+  handled.acknowledge();
 }

@@ -199,6 +199,59 @@ describe('consumer runner', () => {
     expect(calls.record).toBeLessThanOrEqual(calls.read);
   });
 
+  it('handles the next batch while the ledger write of the one before is still running, keeping each entity in order', async () => {
+    const durable = uniqueName('pipelined');
+    const parts = runnerParts(mongo.db, durable);
+    const trace: string[] = [];
+    let slowWriteStarted: () => void = () => {};
+    const slowWrite = new Promise<void>((resolve) => (slowWriteStarted = resolve));
+    // the stream holds other tests' events too: the write of the batch with p-1@1 is the slow one
+    const slowWrites: AppliedVersions = {
+      read: (entities) => parts.applied.read(entities),
+      async record(applied) {
+        const slow = applied.some((entity) => entity.entityId === 'p-1' && entity.version === 1);
+        if (slow) {
+          trace.push('slow write started');
+          slowWriteStarted();
+          await sleep(400);
+        }
+        await parts.applied.record(applied);
+        if (slow) trace.push('slow write done');
+      },
+    };
+    const runner = createConsumerRunner({
+      js,
+      stream,
+      ...parts,
+      applied: slowWrites,
+      filterSubjects: [`rm.${service}.*.widget.*`],
+      maxDeliver: 3,
+      nakDelaysMs: [50],
+      handle: async (event) => {
+        if (event.entity_id.startsWith('p-')) trace.push(`handled ${event.entity_id}@${event.version}`);
+      },
+    });
+    runners.push(runner);
+    await runner.start();
+
+    const first = widgetEvent(service, 'p-1', 1, 'created');
+    await publishEvent(js, first.subject, first.event);
+    await slowWrite;
+    for (const [entity, version] of [['p-1', 2], ['p-2', 1]] as const) {
+      const { subject, event } = widgetEvent(service, entity, version);
+      await publishEvent(js, subject, event);
+    }
+    await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
+
+    // the next batch was handled during the slow write, and the next write waited for it
+    expect(trace.indexOf('handled p-1@2')).toBeGreaterThan(trace.indexOf('slow write started'));
+    expect(trace.indexOf('handled p-1@2')).toBeLessThan(trace.indexOf('slow write done'));
+    expect(await parts.applied.read([{ tenant: 'tenant-a', entity: 'widget', entityId: 'p-1' }])).toEqual(new Map([['tenant-a|widget|p-1', 2]]));
+    expect(trace.filter((line) => line.startsWith('handled'))).toEqual(['handled p-1@1', 'handled p-1@2', 'handled p-2@1']);
+    const recorded = await parts.applied.read(['p-1', 'p-2'].map((entityId) => ({ tenant: 'tenant-a', entity: 'widget', entityId })));
+    expect([...recorded.values()]).toEqual([2, 1]);
+  });
+
   it('dead-letters a message that is not a valid event without calling the handler', async () => {
     const calls: string[] = [];
     const durable = await startRunner(async (event) => void calls.push(event.id), { entity: 'gadget' });
