@@ -1,13 +1,12 @@
 // HTTP: what the employees service's HTTP layer (routing, JSON schema validation, token verification,
 // domain rules, serialization) adds to the repository call it makes, through Fastify's inject().
 import type { EmployeeFields } from '@rm/contracts';
-import { createCursorCodec, createLogger, createTokenVerifier, isStringKey, mongoReadiness, paginate } from '@rm/service-kit';
-import { createDocumentLocks, type Resource, type VersionedDocument } from '@rm/store';
-import { createTestIssuer } from '@rm/testkit';
-import type { FastifyInstance } from 'fastify';
-import type { Db } from 'mongodb';
-import { buildApp } from '../services/employees/dist/app.js';
-import { createEmployeeRepository, EMPLOYEES_COLLECTION, type EmployeeRepository } from '../services/employees/dist/store/employee-repository.js';
+import { startService, type RunningService } from '@rm/runtime';
+import { createCursorCodec, isStringKey, paginate } from '@rm/service-kit';
+import type { Resource, StoredDocument } from '@rm/store';
+import { createTestServiceEnv, type TestServiceEnv } from '@rm/testkit';
+import { employeesService } from '../services/employees/dist/app.js';
+import { EMPLOYEES_COLLECTION, type EmployeeRepository } from '../services/employees/dist/store/employee-repository.js';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
 import { printTable, type ReportRow } from './lib/report.ts';
@@ -23,65 +22,59 @@ const PAGE_SIZE = 100;
 const LISTING_WARM_UP_OPS = 2;
 const WARM_UP_OPS = 20;
 const IN_FLIGHT = [1, 16];
-const CURSOR_SECRET = 'bench-cursor-secret-of-at-least-32-characters';
 const TENANT = 'bench-tenant';
 const LISTED_TENANT = 'bench-listed';
-const TITLE = 'HTTP: PUT / GET through the employees app (inject) vs the repository call';
+const TITLE = 'HTTP: PUT / GET through the employees service (inject) vs the repository call';
 
 export const httpBench: Bench = {
   name: 'http',
   async run(context) {
-    // The app and the direct repository each write a database of their own: equal collection sizes.
-    const app = await startApp(context.database('bench_http'));
-    const direct = createEmployeeRepository(context.database('bench_direct'), { locks: createDocumentLocks() });
-    await direct.declareIndexes();
+    // Two services as the runtime runs them (store, relay, maintenance), each on a database of its
+    // own: one is driven through HTTP, the other through its repository, at equal collection sizes.
+    const app = await startEmployees();
+    const direct = await startEmployees();
     try {
       const rows: ReportRow[] = [];
-      await comparePuts(context, app, direct, rows);
+      await comparePuts(context, app, direct.service.collections.employees, rows);
       await compareListing(app, rows);
       printTable(TITLE, rows);
     } finally {
       await app.close();
+      await direct.close();
     }
   },
 };
 
 interface StartedApp {
-  fastify: FastifyInstance;
-  db: Db;
+  service: RunningService<ReturnType<typeof employeesService.collections>, Record<never, never>>;
+  env: TestServiceEnv;
   /** Bearer headers of a client of TENANT and of one of LISTED_TENANT. */
   headers: Record<string, string>;
   listHeaders: Record<string, string>;
   close(): Promise<void>;
 }
 
-/** The real app, built as its tests build it: real token verification against a local key set. */
-async function startApp(db: Db): Promise<StartedApp> {
-  const issuer = await createTestIssuer();
-  const fastify = buildApp({
-    logger: createLogger({ level: 'silent', name: 'employees-bench' }),
-    db,
-    locks: createDocumentLocks(),
-    verifyToken: createTokenVerifier({ jwks: issuer.jwks, issuer: issuer.issuer, audience: issuer.audience }),
-    readiness: { mongodb: mongoReadiness(db) },
-    onWrite: () => undefined,
-    config: {
-      basePath: BASE,
-      bodyLimit: 1_048_576,
-      requestTimeout: 30_000,
-      readinessTimeout: 2_000,
-      cursorSecret: CURSOR_SECRET,
-    },
-  });
-  await fastify.ready();
+/** The real service, started as its tests start it: real token verification against a served key set. */
+async function startEmployees(): Promise<StartedApp> {
+  const env = await createTestServiceEnv('bench_http');
+  const service = await startService(employeesService, { env: env.variables, listen: false });
   // One token per client for the whole run, as a client reuses it: every request still verifies it.
-  const bearer = async (tenant: string) => ({ authorization: `Bearer ${await issuer.mint({ tenant, expiresInSeconds: 3600 })}` });
-  return { fastify, db, headers: await bearer(TENANT), listHeaders: await bearer(LISTED_TENANT), close: () => fastify.close() };
+  const bearer = (tenant: string) => env.bearer(tenant, { expiresInSeconds: 3600 });
+  return {
+    service,
+    env,
+    headers: await bearer(TENANT),
+    listHeaders: await bearer(LISTED_TENANT),
+    async close() {
+      await service.stop();
+      await env.close();
+    },
+  };
 }
 
 async function comparePuts(context: BenchContext, app: StartedApp, direct: EmployeeRepository, rows: ReportRow[]) {
   const httpPut = (prefix: string) => async (index: number) => {
-    const response = await app.fastify.inject({
+    const response = await app.service.app.inject({
       method: 'PUT',
       url: `${BASE}/employee/${employeeKey(prefix, index)}`,
       headers: app.headers,
@@ -89,7 +82,7 @@ async function comparePuts(context: BenchContext, app: StartedApp, direct: Emplo
     });
     if (response.statusCode !== 201) throw new Error(`PUT answered ${response.statusCode}: ${response.body}`);
   };
-  const directPut = (prefix: string) => (index: number) => direct.put(TENANT, employeeKey(prefix, index), employeeFields(index));
+  const directPut = (prefix: string) => (index: number) => direct.put({ tenant: TENANT, key: employeeKey(prefix, index) }, employeeFields(index));
   await warmUp({ ops: WARM_UP_OPS, operation: httpPut('warm') });
   await warmUp({ ops: WARM_UP_OPS, operation: directPut('warm') });
   for (const concurrency of IN_FLIGHT) {
@@ -109,13 +102,13 @@ async function comparePuts(context: BenchContext, app: StartedApp, direct: Emplo
  * reads are CPU-bound on this machine's two cores, so pages in flight at once only queue.
  */
 async function compareListing(app: StartedApp, rows: ReportRow[]) {
-  await seed(app.db);
-  const employees = createEmployeeRepository(app.db, { locks: createDocumentLocks() });
-  const codec = createCursorCodec(CURSOR_SECRET);
+  await seed(app);
+  const employees = app.service.collections.employees;
+  const codec = createCursorCodec(app.service.config.CURSOR_SECRET);
   const walks: Walk[] = [
     // list() pages by the last key: its "cursor" is that key
     createWalk(`repository list() of ${PAGE_SIZE}`, async (after) => {
-      const page = await employees.list(LISTED_TENANT, { bound: after === undefined ? undefined : { after }, descending: false, limit: PAGE_SIZE });
+      const page = await employees.list({ tenant: LISTED_TENANT }, { bound: after === undefined ? undefined : { after }, descending: false, limit: PAGE_SIZE });
       return { items: page.length, next: page.at(-1)?.key };
     }),
     createWalk('paginate() + list(), no HTTP', async (cursor) => {
@@ -126,7 +119,7 @@ async function compareListing(app: StartedApp, rows: ReportRow[]) {
         key: (employee: Resource<EmployeeFields>) => employee.key,
         isKey: isStringKey,
         scope: `${LISTED_TENANT}:employees`,
-        fetch: (read) => employees.list(LISTED_TENANT, read),
+        fetch: (read) => employees.list({ tenant: LISTED_TENANT }, read),
       });
       return { items: page.items.length, next: page.cursors.next };
     }),
@@ -170,14 +163,14 @@ function createWalk(label: string, readPage: (cursor: string | undefined) => Pro
 
 async function httpPage(app: StartedApp, cursor: string | undefined): Promise<Page> {
   const query = `limit=${PAGE_SIZE}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-  const response = await app.fastify.inject({ method: 'GET', url: `${BASE}/employee?${query}`, headers: app.listHeaders });
+  const response = await app.service.app.inject({ method: 'GET', url: `${BASE}/employee?${query}`, headers: app.listHeaders });
   if (response.statusCode !== 200) throw new Error(`GET answered ${response.statusCode}: ${response.body}`);
   const page = JSON.parse(response.body) as { employees: unknown[]; cursors: { next?: string } };
   return { items: page.employees.length, next: page.cursors.next };
 }
 
 /** The listed employees, written in bulk: put() one by one would take minutes on FerretDB. */
-async function seed(db: Db): Promise<void> {
+async function seed(app: StartedApp): Promise<void> {
   const employees = Array.from({ length: LISTED }, (_, index) => storedEmployee(LISTED_TENANT, employeeKey('listed', index), index));
-  await db.collection<VersionedDocument<EmployeeFields>>(EMPLOYEES_COLLECTION).insertMany(employees);
+  await app.service.store.db.collection<StoredDocument<EmployeeFields>>(EMPLOYEES_COLLECTION).insertMany(employees);
 }

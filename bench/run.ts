@@ -21,6 +21,9 @@ const selected = requested.length === 0 ? BENCHES : BENCHES.filter((bench) => re
 
 const servers = await startRunServers();
 process.once('SIGINT', () => void servers.stop().finally(() => process.exit(130)));
+// testkit's helpers (createTestServiceEnv) find the run's servers here, as in a test run
+process.env.MONGO_URL = servers.mongoUrl;
+process.env.NATS_URL = servers.natsUrl;
 try {
   const cpu = cpus();
   console.log(`command: node bench/run.ts ${requested.join(' ')}`.trimEnd());

@@ -1,10 +1,10 @@
 // Write path: what a versioned write (state + version + outbox event in one document) costs next to
 // the plain MongoDB write of a similar document, on the same server and in the same run.
 import type { EmployeeFields } from '@rm/contracts';
-import { createDocumentLocks, documentId, type VersionedDocument } from '@rm/store';
+import { documentId, type StoredDocument } from '@rm/store';
 import type { Db } from 'mongodb';
 import type { Bench } from './lib/bench.ts';
-import { employeeFields, employeeKey, storedEmployee, versionedEmployees } from './lib/employee-fixture.ts';
+import { benchStore, employeeCollection, employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
 import type { MemoryProbe } from './lib/memory.ts';
 import { printTable, type ReportRow } from './lib/report.ts';
 import { measureSeries, warmUp, type SeriesResult } from './lib/series.ts';
@@ -29,6 +29,7 @@ export const writePathBench: Bench = {
     const warm = await openWriters(db, 'warm');
     await warmUp({ ops: WARM_UP_OPS, operation: warm.plainInsert });
     await warmUp({ ops: WARM_UP_OPS, operation: warm.versionedPut(0) });
+    await warmUp({ ops: WARM_UP_OPS, operation: warm.versionedCreate });
     await warmUp({ ops: WARM_UP_OPS, operation: warm.plainUpdate });
     await warmUp({ ops: WARM_UP_OPS, operation: warm.versionedPut(1) });
 
@@ -41,6 +42,7 @@ export const writePathBench: Bench = {
       const insertBaseline = await series('plain insertOne', writers.plainInsert);
       rows.push({ result: insertBaseline });
       rows.push({ result: await series('versioned put() create', writers.versionedPut(0)), baseline: insertBaseline });
+      rows.push({ result: await series('create(), generated id, no read', writers.versionedCreate), baseline: insertBaseline });
       const updateBaseline = await series('plain updateOne $set', writers.plainUpdate);
       rows.push({ result: updateBaseline });
       rows.push({ result: await series('versioned put() update', writers.versionedPut(1)), baseline: updateBaseline });
@@ -57,14 +59,14 @@ export const writePathBench: Bench = {
  */
 async function scalingRows(db: Db, probe: MemoryProbe): Promise<ReportRow[]> {
   const operations = async (size: number) => {
-    const collection = db.collection<VersionedDocument<EmployeeFields>>(`scaling_${size}`);
+    const collection = db.collection<StoredDocument<EmployeeFields>>(`scaling_${size}`);
     await collection.insertMany(Array.from({ length: size }, (_, index) => storedEmployee(TENANT, employeeKey('e', index), index)));
     const series = (label: string, operation: (index: number) => Promise<unknown>) =>
       measureSeries(probe, { label: `${label}, ${size} documents`, ops: SCALING_OPS, operation });
     return [
       await series('findOne of a missing _id', (index) => collection.findOne({ _id: `missing-${index}` })),
       await series('updateOne {_id} $set', (index) =>
-        collection.updateOne({ _id: documentId(TENANT, employeeKey('e', index)) }, { $set: { updated_at: new Date() } }),
+        collection.updateOne({ _id: documentId({ tenant: TENANT, key: employeeKey('e', index) }) }, { $set: { updated_at: new Date() } }),
       ),
     ];
   };
@@ -76,17 +78,20 @@ async function scalingRows(db: Db, probe: MemoryProbe): Promise<ReportRow[]> {
 /** A plain collection and a versioned one side by side, and the writes the series make to them. */
 async function openWriters(db: Db, suffix: string) {
   // The baseline has the same unique (tenant, key) index: the difference is the versioning and the outbox.
-  const plain = db.collection<VersionedDocument<EmployeeFields>>(`plain_${suffix}`);
-  await plain.createIndex({ tenant: 1, key: 1 }, { name: 'tenant_key', unique: true });
-  const versioned = versionedEmployees(db, { name: `versioned_${suffix}`, service: 'bench', locks: createDocumentLocks() });
-  await versioned.declareIndexes();
+  const plain = db.collection<StoredDocument<EmployeeFields>>(`plain_${suffix}`);
+  await plain.createIndex({ tenant: 1, key: 1 }, { name: 'scope_key', unique: true });
+  const store = benchStore(db);
+  const versioned = employeeCollection(store, { name: `versioned_${suffix}`, service: 'bench' });
+  const generated = employeeCollection(store, { name: `generated_${suffix}`, service: 'bench' });
+  await store.declareIndexes();
   return {
     plainInsert: (index: number) => plain.insertOne(storedEmployee(TENANT, employeeKey('e', index), index)),
     plainUpdate(index: number) {
-      const _id = documentId(TENANT, employeeKey('e', index));
+      const _id = documentId({ tenant: TENANT, key: employeeKey('e', index) });
       return plain.updateOne({ _id }, { $set: { body: employeeFields(index, 1), updated_at: new Date() } });
     },
+    versionedCreate: (index: number) => generated.create({ tenant: TENANT }, employeeFields(index)),
     versionedPut: (revision: number) => (index: number) =>
-      versioned.put(TENANT, employeeKey('e', index), employeeFields(index, revision)),
+      versioned.put({ tenant: TENANT, key: employeeKey('e', index) }, employeeFields(index, revision)),
   };
 }

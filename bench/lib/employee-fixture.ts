@@ -1,5 +1,5 @@
-import type { EmployeeFields } from '@rm/contracts';
-import { createVersionedCollection, documentId, type DocumentLocks, type VersionedCollection, type VersionedDocument } from '@rm/store';
+import { Employee, entityEvents, type EmployeeFields, type EntityEvents } from '@rm/contracts';
+import { createStore, documentId, type ResourceCollection, type Store, type StoredDocument } from '@rm/store';
 import type { Db } from 'mongodb';
 
 /** A valid employee (about 400 bytes of JSON), different per index; `revision` changes it again. */
@@ -23,20 +23,25 @@ export function employeeKey(prefix: string, index: number): string {
  * Employee `index` of a tenant stored as put() leaves it once the relay has published its event (no
  * outbox): the plain document the baselines write, and what seeds a collection in bulk.
  */
-export function storedEmployee(tenant: string, key: string, index: number): VersionedDocument<EmployeeFields> {
+export function storedEmployee(tenant: string, key: string, index: number): StoredDocument<EmployeeFields> {
   const at = new Date();
-  return { _id: documentId(tenant, key), tenant, key, version: 1, body: employeeFields(index), created_at: at, updated_at: at };
+  return { _id: documentId({ tenant, key }), tenant, key, version: 1, body: employeeFields(index), created_at: at, updated_at: at };
 }
 
-/** Employees in a versioned collection as the employees service keeps them, under any name and service. */
-export function versionedEmployees(
-  db: Db,
-  options: { name: string; service: string; locks: DocumentLocks; onWrite?: () => void },
-): VersionedCollection<EmployeeFields> {
-  return createVersionedCollection<EmployeeFields>(db, {
-    ...options,
-    entity: 'employee',
-    eventData: (resource) => ({ business_id: resource.key, ...resource.body, version: resource.version }),
-    deletedEventData: (_tenant, key) => ({ business_id: key }),
+/** The employee events of a publisher of the bench's own (its stream apart from every other series'). */
+export function employeeEvents(service: string): EntityEvents {
+  return entityEvents(service, 'employee', Employee);
+}
+
+export function benchStore(db: Db): Store {
+  return createStore(db, { maxEventBytes: 1024 ** 2 });
+}
+
+/** Employees in a store collection as the employees service keeps them, under any name and publisher. */
+export function employeeCollection(store: Store, options: { name: string; service: string }): ResourceCollection<EmployeeFields> {
+  return store.collection<EmployeeFields>({
+    name: options.name,
+    events: employeeEvents(options.service),
+    represent: (resource) => ({ business_id: resource.key, ...resource.body, version: resource.version }),
   });
 }
