@@ -77,13 +77,19 @@ export class DatabaseUnavailableError extends StoreError {
   }
 }
 
-/** The database cannot be reached (network, no server selectable, client closed): worth a retry. */
+/**
+ * The database cannot be reached (network, no server selectable, client closed): worth a retry. The
+ * store's own DatabaseUnavailableError counts, and so does any error caused by an outage, so that a
+ * consumer whose handler writes through the store waits out the outage too.
+ */
 export function isOutage(error: unknown): boolean {
   return (
+    error instanceof DatabaseUnavailableError ||
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNotConnectedError ||
-    error instanceof MongoTopologyClosedError
+    error instanceof MongoTopologyClosedError ||
+    (error instanceof Error && error.cause !== undefined && error.cause !== error && isOutage(error.cause))
   );
 }
 
