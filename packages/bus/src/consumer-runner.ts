@@ -49,7 +49,7 @@ class StoppingError extends Error {}
 /**
  * Runs a durable pull consumer in batches: messages pulled while a batch is handled form the next one,
  * so one event alone goes through at once, and a backlog goes through in batches of `batchSize` (see
- * processBatch). During a database outage the runner stops pulling, keeps the messages it holds
+ * handleBatch). During a database outage the runner stops pulling, keeps the messages it holds
  * (telling the server it is still working on them, so none is redelivered or dead-lettered), turns
  * unready, and goes on when the database answers again.
  */
@@ -143,7 +143,8 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
   async function handleLoop(): Promise<void> {
     while (!stopping) {
       if (queue.length === 0) {
-        await Promise.race([queued.wait(), stopped.wait()]);
+        // stop() wakes this wait too
+        await queued.wait();
         continue;
       }
       batch = queue.splice(0, batchSize);
@@ -263,6 +264,7 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
     async stop() {
       stopping = true;
       stopped.notify();
+      queued.notify();
       recovered.notify();
       room.notify();
       messages?.stop();

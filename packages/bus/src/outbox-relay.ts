@@ -1,6 +1,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { Logger } from 'pino';
+import { createSignal } from './signal.js';
 
 export interface OutboxRelayOptions {
   /** Where the events wait, and who hands over each write's events: @rm/store's `store.outbox`. */
@@ -13,7 +14,7 @@ export interface OutboxRelayOptions {
   publishTimeoutMs?: number;
   /** Pause between safety-net sweeps of the database (default 30 s). */
   sweepIntervalMs?: number;
-  /** First wait before sweeping again after a failed publish; it doubles up to sweepIntervalMs (default 1 s). */
+  /** First wait before sweeping again after a failed publish or sweep; it doubles up to sweepIntervalMs (default 1 s). */
   retryDelayMs?: number;
   /** Events held in memory before a sweep waits for them to go out (default 20,000). */
   maxBacklog?: number;
@@ -34,9 +35,6 @@ interface DocumentQueue {
   scheduled: boolean;
 }
 
-/** Event ids just cleared, so that a late hand-over or sweep does not publish them again. */
-const CLEARED_MEMORY = 10_000;
-
 /**
  * Publishes the events that writes left in their documents' outbox and clears each after its PubAck.
  *
@@ -44,9 +42,11 @@ const CLEARED_MEMORY = 10_000;
  * publish side by side, each document's events one after another, so a document's events reach the
  * stream in version order. Published events are cleared in batches, each batch while the next one
  * collects. A periodic sweep of the database is the safety net: it finds what a crash or a failed
- * publish left. Nothing is lost at any point: an event leaves its document only after JetStream has
- * stored it, and one published again carries the same msgID (deduplicated within the stream's
- * duplicate window; consumers check versions beyond it).
+ * publish left. While publishing fails (NATS away), hand-overs stay in their documents, so memory does
+ * not grow with the writes; sweeps retry after retryDelayMs, twice as late after each round that fails
+ * again. Nothing is lost at any point: an event leaves its document only after JetStream has stored
+ * it, and one published again carries the same msgID (deduplicated within the stream's duplicate
+ * window; consumers check versions beyond it).
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { outbox, js, logger } = options;
@@ -54,7 +54,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const documents = new Map<string, DocumentQueue>();
   /** Ids of events queued, publishing, or published and not yet cleared. */
   const known = new Set<string>();
+  /** Ids just cleared, so that a late hand-over or a sweep's older read does not publish them again. */
   const cleared = new Set<string>();
+  const clearedMemory = 2 * maxBacklog;
   const ready: DocumentQueue[] = [];
   const published = new Map<string, PublishedEvents>();
   let inFlight = 0;
@@ -63,9 +65,14 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let unsubscribe: (() => void) | undefined;
   let clearing: Promise<void> | undefined;
   let sweeping: Promise<void> | undefined;
+  /** A sweep was asked for while one ran: it runs again right after. */
+  let sweepAgain = false;
   let sweepTimer: NodeJS.Timeout | undefined;
+  let sweepDueAt = Number.POSITIVE_INFINITY;
   let nextRetryMs = retryDelayMs;
-  let backlogShrank: (() => void) | undefined;
+  /** Since a publish failed and until one succeeds: hand-overs stay in their documents for the retry sweep. */
+  let failing = false;
+  const backlogShrank = createSignal();
   const idle = new Set<() => void>();
 
   const documentKey = ({ collection, documentId }: { collection: string; documentId: string }) => `${collection}\u0000${documentId}`;
@@ -115,13 +122,17 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         await js.publish(subject, JSON.stringify(envelope), { msgID: event.id, timeout: publishTimeoutMs });
       } catch (err) {
         // stop this document: its later events must not go out before this one; a sweep brings it back
-        for (const waiting of queue.events) known.delete(waiting.id);
+        forget(queue.events.map((waiting) => waiting.id));
         queue.events = [];
         publishFailed(err, queue.pending);
         return;
       }
       queue.events.shift();
-      nextRetryMs = retryDelayMs;
+      if (failing) {
+        failing = false;
+        nextRetryMs = retryDelayMs;
+        logger.info('outbox publishing again');
+      }
       markPublished(queue.pending, event.id);
     }
   }
@@ -141,58 +152,81 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     while (published.size > 0) {
       const batch = [...published.values()];
       published.clear();
+      const eventIds = batch.flatMap((entry) => entry.eventIds);
       try {
         await outbox.clear(batch);
-        for (const { eventIds } of batch) for (const id of eventIds) remember(id);
+        for (const id of eventIds) remember(id);
       } catch (err) {
         // still waiting in their documents: the next sweep publishes them again (deduplicated) and clears them
         logger.error({ err, documents: batch.length }, 'outbox clearing failed, the next sweep retries');
-        scheduleSweep(nextRetryMs);
+        scheduleSweep(retryDelayMs);
       }
-      for (const { eventIds } of batch) for (const id of eventIds) known.delete(id);
-      backlogShrank?.();
+      forget(eventIds);
     }
   }
 
   function remember(eventId: string): void {
-    if (cleared.size >= CLEARED_MEMORY) cleared.delete(cleared.values().next().value as string);
+    if (cleared.size >= clearedMemory) cleared.delete(cleared.values().next().value as string);
     cleared.add(eventId);
   }
 
-  function publishFailed(err: unknown, pending: PendingEvents): void {
-    logger.warn({ err, collection: pending.collection, document_id: pending.documentId, retry_in_ms: nextRetryMs }, 'outbox publish failed, will retry');
-    scheduleSweep(nextRetryMs);
-    nextRetryMs = Math.min(nextRetryMs * 2, sweepIntervalMs);
+  /** Events no longer held (cleared, or left for a sweep): room in the backlog. */
+  function forget(eventIds: readonly string[]): void {
+    for (const id of eventIds) known.delete(id);
+    backlogShrank.notify();
   }
 
+  /** The first failure of a run of them is logged; a sweep retries, later after each round that fails again. */
+  function publishFailed(err: unknown, pending: PendingEvents): void {
+    if (!failing) {
+      logger.warn({ err, collection: pending.collection, document_id: pending.documentId, retry_in_ms: nextRetryMs }, 'outbox publish failed, will retry');
+    }
+    failing = true;
+    scheduleSweep(nextRetryMs);
+  }
+
+  /** Sweeps after `delayMs`, unless a sweep is already due sooner. */
   function scheduleSweep(delayMs: number): void {
     if (stopped) return;
+    const dueAt = Date.now() + delayMs;
+    if (dueAt >= sweepDueAt) return;
     clearTimeout(sweepTimer);
-    sweepTimer = setTimeout(() => void sweep(), delayMs);
+    sweepDueAt = dueAt;
+    sweepTimer = setTimeout(() => {
+      sweepDueAt = Number.POSITIVE_INFINITY;
+      void sweep();
+    }, delayMs);
   }
 
   function sweep(): Promise<void> {
-    sweeping ??= sweepOnce().finally(() => {
+    if (sweeping !== undefined) {
+      sweepAgain = true;
+      return sweeping;
+    }
+    sweeping = sweepOnce().then((read) => {
       sweeping = undefined;
-      scheduleSweep(sweepIntervalMs);
+      if (!read || failing) {
+        scheduleSweep(nextRetryMs);
+        nextRetryMs = Math.min(nextRetryMs * 2, sweepIntervalMs);
+      } else nextRetryMs = retryDelayMs;
+      scheduleSweep(sweepAgain ? 0 : sweepIntervalMs);
+      sweepAgain = false;
     });
     return sweeping;
   }
 
-  async function sweepOnce(): Promise<void> {
+  /** Hands every waiting document to the queues; false when the database could not be read. */
+  async function sweepOnce(): Promise<boolean> {
     try {
       for await (const pending of outbox.pending()) {
-        if (stopped) return;
+        if (stopped) return true;
         enqueue(pending);
-        while (known.size >= maxBacklog && !stopped) {
-          await new Promise<void>((resolve) => {
-            backlogShrank = resolve;
-          });
-        }
+        while (known.size >= maxBacklog && !stopped) await backlogShrank.wait();
       }
+      return true;
     } catch (err) {
-      logger.error({ err }, 'outbox sweep failed, will retry');
-      scheduleSweep(nextRetryMs);
+      logger.error({ err, retry_in_ms: nextRetryMs }, 'outbox sweep failed, will retry');
+      return false;
     }
   }
 
@@ -200,14 +234,16 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (started) return;
       started = true;
-      unsubscribe = outbox.onCommit(enqueue);
+      unsubscribe = outbox.onCommit((committed) => {
+        if (!failing) enqueue(committed);
+      });
       void sweep();
     },
     async stop() {
       stopped = true;
       unsubscribe?.();
       clearTimeout(sweepTimer);
-      backlogShrank?.();
+      backlogShrank.notify();
       await sweeping;
       if (inFlight > 0) await new Promise<void>((resolve) => idle.add(resolve));
       await clearing;

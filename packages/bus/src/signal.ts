@@ -1,17 +1,29 @@
-/** Wakes whoever waits: `wait()` resolves at the next `notify()`. */
+/** Wakes whoever waits: `wait()` resolves, and `once` listeners run, at the next `notify()`. */
 export interface Signal {
   wait(): Promise<void>;
+  /** Calls `listener` at the next notify(); returns how to stop listening before that. */
+  once(listener: () => void): () => void;
   notify(): void;
+  /** How many wait now (what a long-lived waiter leaves behind would show here). */
+  readonly waiting: number;
 }
 
 export function createSignal(): Signal {
-  let waiters: (() => void)[] = [];
+  const listeners = new Set<() => void>();
+  const once = (listener: () => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
   return {
-    wait: () => new Promise<void>((resolve) => waiters.push(resolve)),
+    wait: () => new Promise<void>((resolve) => void once(resolve)),
+    once,
     notify() {
-      const woken = waiters;
-      waiters = [];
-      for (const resolve of woken) resolve();
+      const woken = [...listeners];
+      listeners.clear();
+      for (const listener of woken) listener();
+    },
+    get waiting() {
+      return listeners.size;
     },
   };
 }
@@ -19,10 +31,13 @@ export function createSignal(): Signal {
 /** Resolves after `ms`, or at once when `signal` is notified (a pause that shutdown can cut short). */
 export function pause(ms: number, signal: Signal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void signal.wait().then(() => {
+    const stopListening = signal.once(() => {
       clearTimeout(timer);
       resolve();
     });
+    const timer = setTimeout(() => {
+      stopListening();
+      resolve();
+    }, ms);
   });
 }

@@ -112,6 +112,26 @@ describe('outbox relay', () => {
     expect(published.filter(({ event }) => event.entity_id === 'w2')).toHaveLength(1);
   });
 
+  // Reproduced before the fix: with its backlog full, failed publishes left the sweep waiting for
+  // room that only a clearing made, and every later sweep awaited the stuck one; and a failed
+  // sweep's quick retry was replaced by the regular interval.
+  it('goes on after publishes failed with its backlog full, retrying soon rather than at the next regular sweep', async () => {
+    let failUntil = Date.now() + 300;
+    const failingAtFirst: Pick<JetStreamClient, 'publish'> = {
+      async publish(subject, payload, options) {
+        if (Date.now() < failUntil) throw new Error('no responders: NATS is restarting');
+        return js.publish(subject, payload, options);
+      },
+    };
+    const { stream, widgets, relay } = await setUp({ js: failingAtFirst, maxBacklog: 3, retryDelayMs: 50, sweepIntervalMs: 3_600_000 });
+    for (let index = 0; index < 10; index += 1) await widgets.write('tenant-a', `b${index}`, { index });
+    failUntil = Date.now() + 300;
+
+    relay.start();
+    await waitFor('every outbox to be cleared', async () => (await widgets.waiting()) === 0, 10_000);
+    expect((await jsm.streams.info(stream)).state.messages).toBe(10);
+  });
+
   it('keeps many documents in flight at once, up to its limit', async () => {
     let inFlight = 0;
     let mostInFlight = 0;
