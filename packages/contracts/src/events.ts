@@ -10,7 +10,8 @@ export const EventEnvelope = Type.Object({
   id: Type.String({ format: 'uuid' }),
   type: Type.String({ pattern: '^[a-z][a-z0-9-]*\\.(created|updated|deleted)$' }),
   tenant: TenantId,
-  entity_id: Type.String({ minLength: 1, maxLength: 512 }),
+  /** The key, or `<parent>/<key>` for a sub-resource: two business ids of up to 512 characters and a slash. */
+  entity_id: Type.String({ minLength: 1, maxLength: 1025 }),
   version: Type.Integer({ minimum: 1 }),
   occurred_at: Type.String({ format: 'date-time' }),
   data: Type.Record(Type.String(), Type.Unknown()),

@@ -96,12 +96,12 @@ export async function startService<Collections, Spec extends ConfigSpec>(
     opened.unshift({ name: 'outbox relay', run: () => relay.stop() });
     const maintenance = startMaintenance(store, settings.MAINTENANCE_INTERVAL_MS, logger);
     opened.unshift({ name: 'maintenance', run: () => maintenance.stop() });
+    // registered before the first starts: a failed start stops those that had started
     const consumers: ConsumerRunner[] = [];
-    for (const consumer of definition.consumers?.(context) ?? []) {
-      const runner = await startConsumer(consumer, { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS });
-      consumers.push(runner);
-    }
     opened.unshift({ name: 'consumers', run: async () => void (await Promise.all(consumers.map((runner) => runner.stop()))) });
+    for (const consumer of definition.consumers?.(context) ?? []) {
+      consumers.push(await startConsumer(consumer, { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS }));
+    }
 
     const app = createService({
       logger,

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ConfigError } from '@rm/service-kit';
 import { connectTestNats, createTestServiceEnv, findFreePort, uniqueName, waitFor, type TestServiceEnv } from '@rm/testkit';
@@ -102,6 +105,28 @@ describe('starting and stopping', () => {
     try {
       await expect(startService(gadgetsService, { env: env.variables, listen: false, logDestination: logs.destination })).rejects.toThrow(/cannot connect to NATS/);
       expect(logs.lines.filter((line) => line.msg === 'nats not reachable yet, retrying')).toHaveLength(1);
+    } finally {
+      await env.close();
+    }
+  });
+
+  // Reproduced before the fix: the consumers started before the failing one kept running (their
+  // heartbeat timer alone kept the process alive).
+  it('stops the consumers it had started when a later one fails, so that nothing is left running', async () => {
+    const env = await createTestServiceEnv('runtime_consumers');
+    try {
+      const child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/failed-start.fixture.ts', import.meta.url))], {
+        env: { ...process.env, ...env.variables },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout?.on('data', (chunk) => (output += chunk));
+      const exited = once(child, 'exit');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const [code, signal] = await exited;
+      clearTimeout(timer);
+      expect(output).toContain('start failed');
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
     } finally {
       await env.close();
     }

@@ -59,7 +59,12 @@ export interface CollectionDefinition<Body> {
 
 /** What a cascade needs of a collection of sub-resources. */
 export interface CascadeTarget {
-  removeMany(scope: Scope): Promise<unknown[]>;
+  removeMany(scope: Scope, where?: IndexedFilter, options?: RemoveManyOptions): Promise<unknown[]>;
+}
+
+export interface RemoveManyOptions {
+  /** Only resources created up to then: a cascade leaves what came under a parent created again. */
+  createdUpTo?: Date;
 }
 
 export interface WriteResult<Body> {
@@ -85,7 +90,7 @@ export interface ResourceCollection<Body> {
   /** Removes one resource, leaving a tombstone; returns it as it was. */
   remove(id: ResourceId, options?: { ifMatch?: IfMatch }): Promise<Resource<Body>>;
   /** Removes every live resource of a list (that matches `where`), each with its own event; returns them. */
-  removeMany(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
+  removeMany(scope: Scope, where?: IndexedFilter, options?: RemoveManyOptions): Promise<Resource<Body>[]>;
   /** Indexes of this collection, declared at start. */
   readonly indexDescriptions: IndexDescription[];
   /** Finishes cascades that a crash left half done (maintenance); returns how many. */
@@ -243,10 +248,15 @@ export function createResourceCollection<Body>(
     });
   }
 
-  async function removeMany(scope: Scope, where: IndexedFilter = {}): Promise<Resource<Body>[]> {
+  async function removeMany(scope: Scope, where: IndexedFilter = {}, { createdUpTo }: RemoveManyOptions = {}): Promise<Resource<Body>[]> {
     checkScope(scope);
     const removed: Resource<Body>[] = [];
-    const filter = { ...scopeFilter(scope), ...live, ...indexedFilter(where) } as Filter<StoredDocument<Body>>;
+    const filter = {
+      ...scopeFilter(scope),
+      ...live,
+      ...indexedFilter(where),
+      ...(createdUpTo === undefined ? {} : { created_at: { $lte: createdUpTo } }),
+    } as Filter<StoredDocument<Body>>;
     await orUnavailable(async () => {
       // Each round removes what is live now; a document that a concurrent write changed comes back
       // in the next round with its new version. Only rounds that remove nothing count as lost races.
@@ -256,7 +266,7 @@ export function createResourceCollection<Body>(
         const ids = targets.map((target) => target._id);
         const before = new Map<string, StoredDocument<Body>>();
         const applied = await commit(scope, ids, async () => {
-          const current = await collection.find({ _id: { $in: ids }, ...live } as Filter<StoredDocument<Body>>).toArray();
+          const current = await collection.find({ ...filter, _id: { $in: ids } } as Filter<StoredDocument<Body>>).toArray();
           const at = new Date();
           for (const document of current) before.set(document._id, document);
           return current.map((document) => tombstoneWrite(document, at));
@@ -273,8 +283,17 @@ export function createResourceCollection<Body>(
     return removed;
   }
 
+  /**
+   * Removes the sub-resources a removed resource had: those created up to its delete, and only while
+   * it is still that tombstone (a cascade that runs late stops once the resource came back, whose
+   * re-creation finished the cascade itself).
+   */
   async function removeChildren(tombstone: StoredDocument<Body>): Promise<void> {
-    for (const child of cascadeTo) await child.removeMany({ tenant: tombstone.tenant, parent: tombstone.key });
+    for (const child of cascadeTo) {
+      const now = await read(tombstone._id);
+      if (now?.version !== tombstone.version || now.cascading !== true) return;
+      await child.removeMany({ tenant: tombstone.tenant, parent: tombstone.key }, {}, { createdUpTo: tombstone.updated_at });
+    }
   }
 
   /** Removes the sub-resources of a removed resource, then clears its `cascading` mark. */

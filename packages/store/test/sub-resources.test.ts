@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '@rm/contracts';
-import { connectTestMongo, type TestMongo } from '@rm/testkit';
+import { connectTestMongo, waitFor, type TestMongo } from '@rm/testkit';
 import { ResourceNotFoundError, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
 import { hours, partDefinition, partsOverlapping, testStore, widgetDefinition, type Part, type Parts, type Widgets } from './fixtures.js';
 
@@ -49,6 +49,13 @@ describe('sub-resources', () => {
       entity_id: `w-ev/${part.key}`,
       data: { id: part.key, widget_id: 'w-ev', ...hours(1, 2, 'first'), version: 1 },
     });
+  });
+
+  // Reproduced before the fix: the envelope allowed 512 characters of entity id, a business id alone may take them.
+  it('take a parent of the longest business id, whose events name it', async () => {
+    const parent = 'p'.repeat(512);
+    const part = await parts.create(under(parent), hours(1, 2));
+    expect((await outboxOf(`${tenant}/${parent}/${part.key}`))[0]?.entity_id).toBe(`${parent}/${part.key}`);
   });
 
   it('refuse a scope that does not fit the collection', async () => {
@@ -140,11 +147,41 @@ describe('cascade', () => {
     expect(await widgets.collection.findOne({ _id: `${tenant}/w-cascade` })).not.toHaveProperty('cascading');
   });
 
+  // Reproduced before the fix: a cascade that ran late removed a part created after the widget came back.
+  it('never removes what was created under the resource after it came back', async () => {
+    let release: () => void = () => {};
+    let holdFirst: Promise<void> | undefined = new Promise<void>((resolve) => (release = resolve));
+    // a cascade slowed down (a large one, a slow database): its first call waits for the test
+    const slowParts = {
+      async removeMany(...args: Parameters<Parts['removeMany']>) {
+        const hold = holdFirst;
+        holdFirst = undefined;
+        if (hold !== undefined) await hold;
+        return parts.removeMany(...args);
+      },
+    };
+    const slowStore = testStore(mongo.db, { staleAfterMs: 0, tombstoneGraceMs: 0 });
+    const slowWidgets = slowStore.collection(widgetDefinition({ name: 'slow_widgets', cascadeTo: [slowParts] }));
+    await slowWidgets.put({ tenant, key: 'w-back' }, { colour: 'red' });
+    const old = await parts.create(under('w-back'), hours(1, 2));
+
+    const removing = slowWidgets.remove({ tenant, key: 'w-back' });
+    await waitFor('the tombstone to be written', async () => (await slowWidgets.collection.findOne({ _id: `${tenant}/w-back` }))?.deleted === true);
+    // created again: this finishes the old cascade itself, then a new part comes
+    await slowWidgets.put({ tenant, key: 'w-back' }, { colour: 'blue' });
+    const fresh = await parts.create(under('w-back'), hours(3, 4));
+    release();
+    await removing;
+
+    expect(await parts.get({ ...under('w-back'), key: old.key })).toBeNull();
+    expect(await parts.get({ ...under('w-back'), key: fresh.key })).toMatchObject({ version: 1 });
+  });
+
   it('is finished by maintenance when a crash stopped it half way', async () => {
     await widgets.put({ tenant, key: 'w-crash' }, { colour: 'red' });
     const orphan = await parts.create(under('w-crash'), hours(1, 2));
     // what a process that died right after writing the tombstone leaves behind
-    await widgets.collection.updateOne({ _id: `${tenant}/w-crash` }, { $set: { deleted: true, cascading: true }, $inc: { version: 1 }, $unset: { body: '' } });
+    await widgets.collection.updateOne({ _id: `${tenant}/w-crash` }, { $set: { deleted: true, cascading: true, updated_at: new Date() }, $inc: { version: 1 }, $unset: { body: '' } });
 
     expect((await store.maintain()).cascadesFinished).toBeGreaterThanOrEqual(1);
     expect(await parts.get({ ...under('w-crash'), key: orphan.key })).toBeNull();
@@ -154,7 +191,7 @@ describe('cascade', () => {
   it('is finished first when the resource is created again, so that the new one starts without the old sub-resources', async () => {
     await widgets.put({ tenant, key: 'w-again' }, { colour: 'red' });
     const old = await parts.create(under('w-again'), hours(1, 2));
-    await widgets.collection.updateOne({ _id: `${tenant}/w-again` }, { $set: { deleted: true, cascading: true }, $inc: { version: 1 }, $unset: { body: '' } });
+    await widgets.collection.updateOne({ _id: `${tenant}/w-again` }, { $set: { deleted: true, cascading: true, updated_at: new Date() }, $inc: { version: 1 }, $unset: { body: '' } });
 
     await expect(widgets.put({ tenant, key: 'w-again' }, { colour: 'blue' })).resolves.toMatchObject({ created: true, resource: { version: 3 } });
     expect(await parts.get({ ...under('w-again'), key: old.key })).toBeNull();
