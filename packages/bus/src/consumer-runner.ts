@@ -4,7 +4,7 @@ import type { AppliedVersions, EventValidator } from '@rm/contracts';
 import type { Logger } from 'pino';
 import { declareConsumer, DEFAULT_ACK_WAIT_MS, type ConsumerOptions } from './consumer-declaration.js';
 import { declareDeadLetterStream, publishDeadLetter, type DeadLetterRecord } from './dead-letter.js';
-import { handleBatch, recordBatch, type BatchProcessing, type EventHandler, type HandledBatch } from './event-batch.js';
+import { handleBatch, recordBatch, type BatchProcessing, type EventHandler, type HandledBatch, type Settle } from './event-batch.js';
 import { createSignal, pause } from './signal.js';
 
 export interface ConsumerRunnerOptions extends Omit<ConsumerOptions, 'durable' | 'maxDeliver'> {
@@ -134,7 +134,23 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
     }
   }
 
-  const processing: BatchProcessing = { handle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, deadLetter, untilAvailable, outage };
+  /** Messages acked, nak'd or terminated: a failed batch settles only the others. */
+  const settled = new WeakSet<JsMsg>();
+  const settle: Settle & { term(msg: JsMsg, reason: string): void } = {
+    ack(msg) {
+      settled.add(msg);
+      msg.ack();
+    },
+    nak(msg, delayMs) {
+      settled.add(msg);
+      msg.nak(delayMs);
+    },
+    term(msg, reason) {
+      settled.add(msg);
+      msg.term(reason);
+    },
+  };
+  const processing: BatchProcessing = { handle, settle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, deadLetter, untilAvailable, outage };
 
   /**
    * Handles batch after batch. A batch's ledger write runs while the next batch is handled (that
@@ -164,13 +180,26 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
     await recording?.done;
   }
 
-  /** Runs a step of a batch; if it fails, the messages it has not settled come back (settled ones ignore the nak). */
+  /**
+   * Runs a step of a batch. If it fails, the messages it has not settled come back, or, on their last
+   * attempt, are dead-lettered: a batch that keeps failing (a ledger that cannot be read) must not end
+   * in JetStream giving up on its events without a record.
+   */
   async function settleOnFailure<T>(messages: readonly JsMsg[], step: () => Promise<T>): Promise<T | undefined> {
     try {
       return await step();
     } catch (err) {
-      if (!(err instanceof StoppingError)) logger.error({ err, messages: messages.length }, 'batch failed, its messages come back');
-      for (const msg of messages) msg.nak(err instanceof StoppingError ? 0 : nakDelaysMs[0]);
+      const unsettled = messages.filter((msg) => !settled.has(msg));
+      if (err instanceof StoppingError) {
+        for (const msg of unsettled) settle.nak(msg, 0);
+        return undefined;
+      }
+      logger.error({ err, messages: unsettled.length }, 'batch failed, its messages come back');
+      const error = err instanceof Error ? err : new Error(String(err));
+      for (const msg of unsettled) {
+        if (msg.info.deliveryCount >= maxDeliver) await deadLetter(msg, msg.string(), error, logger);
+        else settle.nak(msg, nakDelaysMs.at(-1));
+      }
       return undefined;
     }
   }
@@ -247,11 +276,11 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
       // leave the message to the server: redelivered if attempts remain, else kept in the stream
       // (the log line below is then the only record)
       log.error({ err, dead_letter: record }, 'dead letter not recorded');
-      msg.nak(nakDelaysMs.at(-1));
+      settle.nak(msg, nakDelaysMs.at(-1));
       return;
     }
     log.error({ err: error, dead_letter: record }, 'event dead-lettered');
-    msg.term(error.message);
+    settle.term(msg, error.message);
   }
 
   return {
@@ -271,7 +300,7 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
       await loops;
       clearInterval(heartbeat);
       // what is still queued goes straight back, for another instance
-      for (const msg of queue.splice(0)) msg.nak();
+      for (const msg of queue.splice(0)) settle.nak(msg);
     },
     async readiness() {
       if (inOutage) throw new Error(`consumer ${durable} waits for its database`);

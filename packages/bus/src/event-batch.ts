@@ -15,8 +15,15 @@ export interface EventContext {
 /** Applies one event; throw to get it again later, or a PermanentEventError to dead-letter it now. */
 export type EventHandler = (event: EventEnvelope, context: EventContext) => Promise<void>;
 
+/** Settles messages, remembering which: what a failed batch still holds is known (see the runner). */
+export interface Settle {
+  ack(msg: JsMsg): void;
+  nak(msg: JsMsg, delayMs?: number): void;
+}
+
 export interface BatchProcessing {
   handle: EventHandler;
+  settle: Settle;
   applied: AppliedVersions;
   validate: EventValidator;
   isOutage: (error: unknown) => boolean;
@@ -92,7 +99,7 @@ export async function handleBatch(
     entry.log.warn({ err, delay_ms: delayMs }, 'event handling failed, will retry');
     // without a delay, a nak is redelivered at once; the entity's later events go on: each carries
     // the whole state, and this one is skipped when it comes back older than what was applied
-    entry.msg.nak(delayMs);
+    processing.settle.nak(entry.msg, delayMs);
     return 'retried';
   }
 
@@ -140,7 +147,7 @@ export async function handleBatch(
     raised,
     acknowledge() {
       for (const entry of entries) {
-        if (entry.outcome === 'applied' || entry.outcome === 'skipped') entry.msg.ack();
+        if (entry.outcome === 'applied' || entry.outcome === 'skipped') processing.settle.ack(entry.msg);
       }
     },
   };

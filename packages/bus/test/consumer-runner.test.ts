@@ -252,6 +252,37 @@ describe('consumer runner', () => {
     expect([...recorded.values()]).toEqual([2, 1]);
   });
 
+  // Reproduced before the fix: a batch that failed as a whole (here its ledger cannot be read) came
+  // back until JetStream gave up on it, without a dead-letter record.
+  it('dead-letters the events of a batch that keeps failing as a whole, on their last attempt', async () => {
+    const durable = uniqueName('broken_ledger');
+    const runner = createConsumerRunner({
+      js,
+      stream,
+      ...runnerParts(mongo.db, durable),
+      applied: {
+        read: async () => {
+          throw new Error('the ledger document is larger than 16 MB');
+        },
+        record: async () => undefined,
+      },
+      // a tenant of this test's own: the stream holds the other tests' events too
+      filterSubjects: [`rm.${service}.tenant-broken.widget.*`],
+      maxDeliver: 3,
+      nakDelaysMs: [50],
+      handle: async () => undefined,
+    });
+    runners.push(runner);
+    await runner.start();
+    const { event } = widgetEvent(service, 'broken', 1, 'created');
+    const subject = `rm.${service}.tenant-broken.widget.created`;
+    await publishEvent(js, subject, { ...event, tenant: 'tenant-broken' });
+
+    const record = await waitFor('the dead-letter record', () => readDeadLetter(jsm, durable));
+    expect(record).toMatchObject({ subject, deliveries: 3, error: 'the ledger document is larger than 16 MB' });
+    expect(record.event).toContain(event.id);
+  });
+
   it('dead-letters a message that is not a valid event without calling the handler', async () => {
     const calls: string[] = [];
     const durable = await startRunner(async (event) => void calls.push(event.id), { entity: 'gadget' });

@@ -32,7 +32,7 @@ export interface ConsumerDefinition {
   nakDelaysMs?: number[];
   /** Entities handled side by side (default 16). */
   concurrency?: number;
-  /** Most messages in one batch (default 256). */
+  /** Most messages in one batch (default 500). */
   batchSize?: number;
 }
 

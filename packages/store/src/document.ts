@@ -52,6 +52,14 @@ export function documentId({ tenant, parent, key }: ResourceId): string {
   return parent === undefined ? `${tenant}/${key}` : `${tenant}/${parent}/${key}`;
 }
 
+/**
+ * The key a document is locked under (DocumentLocks): its collection and its id, so that documents of
+ * two collections with the same id never wait on each other.
+ */
+export function lockKey(collection: string, documentId: string): string {
+  return `${collection}:${documentId}`;
+}
+
 /** The entity id of events: the key, or `<parent>/<key>` for a sub-resource, unique within its tenant. */
 export function entityId({ parent, key }: ResourceId): string {
   return parent === undefined ? key : `${parent}/${key}`;

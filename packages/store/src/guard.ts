@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentLocks } from './document-locks.js';
-import { documentId, type Scope } from './document.js';
+import { documentId, lockKey, type Scope } from './document.js';
 import { ConcurrentWriteError, isDuplicateKeyError, ResourceConflictError } from './errors.js';
 import type { ItemWrite, ItemWriter } from './item-writes.js';
 
@@ -52,12 +52,18 @@ const MAX_GUARD_ATTEMPTS = 8;
 /** Intents this process applied, so that the next writer of the guard does not apply them again. */
 const SETTLED_MEMORY = 10_000;
 
-/** Commits a decision's writes through the scope's guard; returns the writes, all applied. */
+/**
+ * Commits a decision's writes through the scope's guard and returns them: once the guard holds their
+ * intent they are applied, by this writer or by whoever finds the intent first.
+ */
 export type GuardedCommit<Body> = (scope: Scope, decide: () => Promise<ItemWrite<Body>[]>) => Promise<ItemWrite<Body>[]>;
 
 export interface Guard<Body> {
   commit: GuardedCommit<Body>;
-  /** Applies and clears the intents of the collection's guards untouched since `cutoff` (maintenance). */
+  /**
+   * Applies and clears the intents of the collection's guards untouched since `cutoff` (maintenance);
+   * returns how many of them changed anything: those a writer had not finished.
+   */
   finishStale(cutoff: Date): Promise<number>;
 }
 
@@ -72,18 +78,17 @@ export function createGuard<Body, Summary>(
   // Guard ids are not document ids: the prefix keeps the two apart in the shared locks.
   const lockOf = (id: string) => `guard:${id}`;
 
-  async function applyIntent(intent: GuardIntent): Promise<void> {
-    if (settled.has(intent.id)) return;
+  /** Applies an intent's writes; true if any took effect now (its writer had not finished it). */
+  async function applyIntent(intent: GuardIntent): Promise<boolean> {
+    if (settled.has(intent.id)) return false;
     const writes = intent.writes as ItemWrite<Body>[];
-    await locks.exclusiveAll(
-      writes.map((write) => write._id),
-      async () => {
-        if (writes.length === 1) await writer.applyOne(writes[0] as ItemWrite<Body>);
-        else await writer.applyMany(writes);
-      },
+    const changed = await locks.exclusiveAll(
+      writes.map((write) => lockKey(collection, write._id)),
+      async () => (writes.length === 1 ? writer.applyOne(writes[0] as ItemWrite<Body>) : (await writer.applyMany(writes)).length > 0),
     );
     if (settled.size >= SETTLED_MEMORY) settled.clear();
     settled.add(intent.id);
+    return changed;
   }
 
   /** The guard's items after the writes, refusing a live item whose summary conflicts with another's. */
@@ -141,16 +146,17 @@ export function createGuard<Body, Summary>(
     const stale = await guards
       .find({ collection, 'intents.0': { $exists: true }, updated_at: { $lt: cutoff } } as Filter<GuardDocument>, { projection: { _id: 1 } })
       .toArray();
+    let rolledForward = 0;
     for (const { _id } of stale) {
       await locks.exclusive(lockOf(_id), async () => {
         const guard = await guards.findOne({ _id });
         if (guard === null || guard.intents.length === 0) return;
-        for (const intent of guard.intents) await applyIntent(intent);
+        for (const intent of guard.intents) if (await applyIntent(intent)) rolledForward += 1;
         // Only if nobody committed meanwhile: a newer intent is that writer's to finish.
         await guards.updateOne({ _id, version: guard.version } as Filter<GuardDocument>, { $set: { intents: [] } });
       });
     }
-    return stale.length;
+    return rolledForward;
   }
 
   return { commit, finishStale };

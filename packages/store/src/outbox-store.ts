@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import type { CommitListener, OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
-import { OUTBOX_FIELD } from './document.js';
+import { lockKey, OUTBOX_FIELD } from './document.js';
 
 interface OutboxDocument {
   _id: string;
@@ -51,7 +51,7 @@ export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOpt
         // Under the documents' locks: FerretDB rewrites whole documents, so a write of the same
         // document in this process could otherwise lose the event it adds.
         await locks.exclusiveAll(
-          batch.map((entry) => entry.documentId),
+          batch.map((entry) => lockKey(name, entry.documentId)),
           () => clearBatch(name, batch),
         );
       }
@@ -127,9 +127,9 @@ export async function tidyEmptyOutboxes(db: Db, names: readonly string[], locks:
     const found = await collection.find(empty, { projection: { _id: 1 } }).toArray();
     for (const { _id } of found) {
       // the $size guard keeps an event that a write added meanwhile
-      await locks.exclusive(_id, () => collection.updateOne({ ...empty, _id }, { $unset: { [OUTBOX_FIELD]: '' } }));
+      const { modifiedCount } = await locks.exclusive(lockKey(name, _id), () => collection.updateOne({ ...empty, _id }, { $unset: { [OUTBOX_FIELD]: '' } }));
+      tidied += modifiedCount;
     }
-    tidied += found.length;
   }
   return tidied;
 }

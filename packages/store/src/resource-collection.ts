@@ -3,7 +3,7 @@ import type { Collection, Db, Filter, IndexDescription } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { EntityEvents, EventAction } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
-import { documentId, scopeFilter, toResource, type Resource, type ResourceId, type Scope, type StoredDocument } from './document.js';
+import { documentId, lockKey, scopeFilter, toResource, type Resource, type ResourceId, type Scope, type StoredDocument } from './document.js';
 import {
   ConcurrentWriteError,
   orUnavailable,
@@ -108,6 +108,8 @@ export interface CollectionParts<Body> {
 const MAX_WRITE_ATTEMPTS = 8;
 /** Documents removed per commit by removeMany: a guard's intent holds them all. */
 const REMOVE_BATCH = 200;
+/** Bytes of events one commit of removeMany carries at most, well below MongoDB's 16 MiB per document. */
+const MAX_INTENT_EVENT_BYTES = 8 * 1024 ** 2;
 
 export function createResourceCollection<Body>(
   db: Db,
@@ -127,11 +129,12 @@ export function createResourceCollection<Body>(
 
   /**
    * Commits the writes `decide` makes from what it reads, holding the documents' locks: through the
-   * guard when there is one, else directly. Returns the writes that took effect.
+   * guard when there is one (its commit is final: the writes are applied, by this writer or by
+   * whoever finds its intent first), else directly. Returns the writes that took effect.
    */
   async function commit(scope: Scope, ids: readonly string[], decide: () => Promise<ItemWrite<Body>[]>): Promise<ItemWrite<Body>[]> {
     if (guard !== undefined) return guard.commit(scope, decide);
-    return locks.exclusiveAll(ids, async () => {
+    return locks.exclusiveAll(ids.map((id) => lockKey(name, id)), async () => {
       const writes = await decide();
       if (writes.length <= 1) return writes[0] !== undefined && (await writer.applyOne(writes[0])) ? writes : [];
       return writer.applyMany(writes);
@@ -268,8 +271,17 @@ export function createResourceCollection<Body>(
         const applied = await commit(scope, ids, async () => {
           const current = await collection.find({ ...filter, _id: { $in: ids } } as Filter<StoredDocument<Body>>).toArray();
           const at = new Date();
-          for (const document of current) before.set(document._id, document);
-          return current.map((document) => tombstoneWrite(document, at));
+          const writes: ItemWrite<Body>[] = [];
+          let eventBytes = 0;
+          for (const document of current) {
+            const write = tombstoneWrite(document, at);
+            // a guard keeps the writes as one intent in one document: what does not fit waits for the next round
+            eventBytes += Buffer.byteLength(JSON.stringify(write.event));
+            if (writes.length > 0 && eventBytes > MAX_INTENT_EVENT_BYTES) break;
+            writes.push(write);
+            before.set(document._id, document);
+          }
+          return writes;
         });
         for (const write of applied) {
           const document = before.get(write._id) as StoredDocument<Body>;
@@ -299,7 +311,7 @@ export function createResourceCollection<Body>(
   /** Removes the sub-resources of a removed resource, then clears its `cascading` mark. */
   async function finishCascade(tombstone: StoredDocument<Body>): Promise<void> {
     await removeChildren(tombstone);
-    await locks.exclusive(tombstone._id, () =>
+    await locks.exclusive(lockKey(name, tombstone._id), () =>
       collection.updateOne(
         { _id: tombstone._id, version: tombstone.version, cascading: true } as Filter<StoredDocument<Body>>,
         { $unset: { cascading: '' } },

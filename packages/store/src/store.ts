@@ -59,6 +59,10 @@ export function createStore(db: Db, options: StoreOptions): Store {
 
   function collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body> {
     if (collections.has(definition.name)) throw new StoreUsageError(`collection ${definition.name} is defined twice`);
+    // one guard per parent: a top-level collection would hold a whole tenant in one guard document
+    if (definition.guard !== undefined && definition.scopedByParent !== true) {
+      throw new StoreUsageError(`collection ${definition.name}: a guard needs sub-resources (scopedByParent)`);
+    }
     const writer = createItemWriter(db.collection<StoredDocument<Body>>(definition.name), { bulk, notify: outbox.notify });
     const guard =
       definition.guard === undefined

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestMongo, testServers, type TestMongo } from '@rm/testkit';
 import { MongoClient } from 'mongodb';
-import { GUARDS_COLLECTION, ResourceConflictError, type Store, type StoredDocument } from '../src/index.js';
-import { hasAtomicConditionalUpdates, hours, noOverlappingParts, partDefinition, testStore, type Part, type Parts } from './fixtures.js';
+import { GUARDS_COLLECTION, ResourceConflictError, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
+import { hasAtomicConditionalUpdates, hours, noOverlappingParts, partDefinition, testStore, widgetDefinition, type Part, type Parts } from './fixtures.js';
 
 let mongo: TestMongo;
 let store: Store;
@@ -100,12 +100,21 @@ describe('a guarded invariant (no two parts of a widget overlap)', () => {
     expect(guard).toMatchObject({ intents: [], items: [{ key: part.key }] });
   });
 
-  it('applies an intent found twice only once: the second application changes nothing', async () => {
+  it('applies an intent found twice only once: the second application changes nothing, and counts as nothing finished', async () => {
     const part = await parts.create(under('w-8'), hours(8, 12));
     const restarted = testStore(mongo.db, { staleAfterMs: 0 });
     restarted.collection(partDefinition({ name: parts.name, guard: noOverlappingParts }));
-    await restarted.maintain();
+    // its writer applied it: maintenance only clears it, and reports no crash to recover from
+    expect((await restarted.maintain()).intentsFinished).toBe(0);
     expect(await rawPart(mongo.db, 'w-8', part.key)).toMatchObject({ version: 1, outbox: [{ type: 'part.created' }] });
+    const guard = await mongo.db.collection(GUARDS_COLLECTION).findOne({ _id: `${parts.name}/${tenant}/w-8` as never });
+    expect(guard).toMatchObject({ intents: [] });
+  });
+
+  it('is refused on a collection without parents, where one guard would hold a whole tenant', () => {
+    expect(() => testStore(mongo.db).collection(widgetDefinition({ name: 'guarded_widgets', guard: noOverlappingParts as never }))).toThrow(
+      StoreUsageError,
+    );
   });
 });
 

@@ -23,26 +23,27 @@ export async function createTestServiceEnv(prefix: string, overrides: Record<str
   const { mongoUrl, natsUrl } = testServers();
   const issuer = await createTestIssuer();
   const jwks = await issuer.serveJwks();
-  const database = uniqueName(prefix);
+  const database = overrides.MONGO_DB ?? uniqueName(prefix);
+  const variables: Record<string, string> = {
+    HOST: '127.0.0.1',
+    PORT: String(await findFreePort()),
+    LOG_LEVEL: 'silent',
+    MONGO_URL: mongoUrl,
+    MONGO_DB: database,
+    NATS_URL: natsUrl,
+    AUTH_JWKS_URL: jwks.url,
+    AUTH_ISSUER: issuer.issuer,
+    AUTH_AUDIENCE: issuer.audience,
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+    ...overrides,
+  };
   return {
-    variables: {
-      HOST: '127.0.0.1',
-      PORT: String(await findFreePort()),
-      LOG_LEVEL: 'silent',
-      MONGO_URL: mongoUrl,
-      MONGO_DB: database,
-      NATS_URL: natsUrl,
-      AUTH_JWKS_URL: jwks.url,
-      AUTH_ISSUER: issuer.issuer,
-      AUTH_AUDIENCE: issuer.audience,
-      CURSOR_SECRET: randomBytes(32).toString('hex'),
-      ...overrides,
-    },
+    variables,
     issuer,
     bearer: async (tenant, options = {}) => ({ authorization: `Bearer ${await issuer.mint({ ...options, tenant })}` }),
     async close() {
       await jwks.close();
-      const client = new MongoClient(overrides.MONGO_URL ?? mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+      const client = new MongoClient(variables.MONGO_URL ?? mongoUrl, { serverSelectionTimeoutMS: 10_000 });
       try {
         await client.connect();
         await client.db(database).dropDatabase();
