@@ -131,14 +131,21 @@ export async function handleBatch(
   let waiting = [...Map.groupBy(entries, (entry) => entityRefKey(entry.ref)).values()];
   while (waiting.length > 0) {
     const interrupted: Entry[][] = [];
+    // an unexpected failure of one entity fails the batch, but only once every entity has ended
+    const failures: unknown[] = [];
     const pool = createTaskPool(concurrency);
     for (const group of waiting) {
       await pool.run(async () => {
-        const rest = await handleEntity(group);
-        if (rest.length > 0) interrupted.push(rest);
+        try {
+          const rest = await handleEntity(group);
+          if (rest.length > 0) interrupted.push(rest);
+        } catch (err) {
+          failures.push(err);
+        }
       });
     }
     await pool.drain();
+    if (failures.length > 0) throw failures[0];
     if (interrupted.length > 0) await processing.outage();
     waiting = interrupted;
   }
