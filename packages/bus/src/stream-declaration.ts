@@ -31,6 +31,13 @@ export interface StreamOptions extends StreamLimits {
   name: string;
   subjects: string[];
   description?: string;
+  /**
+   * Keep at most this many messages per subject and refuse the next publish to it (JetStream's
+   * discard-new per subject, error 10077): with `maxAgeMs` a counter that every client shares.
+   */
+  maxMsgsPerSubject?: number;
+  /** Keep the messages in memory only (default: on file); for short-lived shared state. */
+  inMemory?: boolean;
 }
 
 export const DEFAULT_STREAM_LIMITS: Required<StreamLimits> = {
@@ -88,14 +95,18 @@ function streamConfig(options: StreamOptions): Partial<StreamConfig> & { name: s
     maxMsgs = defaults.maxMsgs,
     maxMsgSize = defaults.maxMsgSize,
     replicas = defaults.replicas,
+    maxMsgsPerSubject,
+    inMemory = false,
   } = options;
   return {
     name,
     subjects,
     description,
-    storage: StorageType.File,
+    storage: inMemory ? StorageType.Memory : StorageType.File,
     retention: RetentionPolicy.Limits,
-    discard: DiscardPolicy.Old,
+    ...(maxMsgsPerSubject === undefined
+      ? { discard: DiscardPolicy.Old }
+      : { discard: DiscardPolicy.New, discard_new_per_subject: true, max_msgs_per_subject: maxMsgsPerSubject }),
     // every duration in a stream config is in nanoseconds
     max_age: nanos(maxAgeMs),
     duplicate_window: nanos(duplicateWindowMs),

@@ -1,7 +1,10 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { FastifyPluginAsync } from 'fastify';
+import type { Db } from 'mongodb';
 import type { EntityEvents } from '@rm/contracts';
 import type { EventHandler } from '@rm/bus';
-import type { Config, ConfigSpec, CursorCodec, Logger, serviceConfigSpec } from '@rm/service-kit';
+import type { Config, ConfigSpec, CursorCodec, Logger, ReadinessCheck, serviceConfigSpec, TokenVerifier } from '@rm/service-kit';
 import type { Store } from '@rm/store';
 
 /** The variables every service reads (service-kit's serviceConfigSpec). */
@@ -17,6 +20,31 @@ export interface ServiceContext<Collections, Spec extends ConfigSpec> {
   /** Signs and checks paging cursors (CURSOR_SECRET). */
   cursors: CursorCodec;
   logger: Logger;
+}
+
+/**
+ * The connections themselves, for a service whose state is not entities with events (the gateway's
+ * signing keys and clients, its shared rate-limit state). Entity services never need them.
+ */
+export interface ServiceConnections {
+  db: Db;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+/** What `extend` adds to the service; each part is optional. */
+export interface ServiceExtension {
+  /** Verifies bearer tokens instead of the issuer's key set at AUTH_JWKS_URL (the gateway is the issuer). */
+  verifyToken?: TokenVerifier;
+  /** Routes under PUBLIC_BASE_PATH behind authentication, beside the definition's own. */
+  routes?: FastifyPluginAsync;
+  /** Routes at the root without authentication: the token endpoint, the key set, metadata, docs. */
+  publicRoutes?: FastifyPluginAsync;
+  /** Checks /readyz runs beside MongoDB and NATS. */
+  readiness?: Record<string, ReadinessCheck>;
+  /** Stops what `extend` started; runs after HTTP has closed and before the connections do. */
+  stop?(): Promise<void>;
 }
 
 /** A durable consumer of events, run by the consumer runner (@rm/bus) with its ledger in the service's database. */
@@ -50,9 +78,11 @@ export interface ServiceDefinition<Collections, Spec extends ConfigSpec = Record
   /** Creates the service's collections in its store; the store's relay then knows every one. */
   collections(store: Store): Collections;
   /** The service's routes, registered under PUBLIC_BASE_PATH behind authentication. */
-  routes(context: ServiceContext<Collections, Spec>): FastifyPluginAsync;
+  routes?(context: ServiceContext<Collections, Spec>): FastifyPluginAsync;
   /** The events it consumes. */
   consumers?(context: ServiceContext<Collections, Spec>): ConsumerDefinition[];
+  /** Starts what the service needs beyond collections, routes and consumers (the gateway's key ring and guard). */
+  extend?(context: ServiceContext<Collections, Spec> & ServiceConnections): Promise<ServiceExtension>;
 }
 
 /** Declares a service (only for type inference: the definition is used as it is). */

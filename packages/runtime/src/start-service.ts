@@ -102,21 +102,31 @@ export async function startService<Collections, Spec extends ConfigSpec>(
     for (const consumer of definition.consumers?.(context) ?? []) {
       consumers.push(await startConsumer(consumer, { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS }));
     }
+    const extension = (await definition.extend?.({ ...context, db: mongo.db, nc, js, jsm })) ?? {};
+    if (extension.stop !== undefined) opened.unshift({ name: 'extension', run: extension.stop });
+    const ownRoutes = definition.routes?.(context);
 
     const app = createService({
       logger,
-      verifyToken: createTokenVerifier({ jwksUrl: settings.AUTH_JWKS_URL, issuer: settings.AUTH_ISSUER, audience: settings.AUTH_AUDIENCE }),
+      verifyToken:
+        extension.verifyToken ??
+        createTokenVerifier({ jwksUrl: settings.AUTH_JWKS_URL, issuer: settings.AUTH_ISSUER, audience: settings.AUTH_AUDIENCE }),
       readiness: {
         mongodb: mongoReadiness(mongo.db),
         nats: natsReadiness(nc, jsm),
         ...(consumers.length > 0 ? { consumers: async () => void (await Promise.all(consumers.map((runner) => runner.readiness()))) } : {}),
+        ...extension.readiness,
       },
       basePath: settings.PUBLIC_BASE_PATH,
       bodyLimit: settings.BODY_LIMIT_BYTES,
       requestTimeout: settings.REQUEST_TIMEOUT_MS,
       readinessTimeout: settings.READINESS_TIMEOUT_MS,
       trustProxy: settings.TRUST_PROXY,
-      routes: definition.routes(context),
+      routes: async (api) => {
+        if (ownRoutes !== undefined) await api.register(ownRoutes);
+        if (extension.routes !== undefined) await api.register(extension.routes);
+      },
+      ...(extension.publicRoutes === undefined ? {} : { publicRoutes: extension.publicRoutes }),
     });
     // closes the HTTP server first, then the steps in order
     stop = installGracefulShutdown({

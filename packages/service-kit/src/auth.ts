@@ -24,6 +24,8 @@ export interface TokenVerifierOptions {
   jwksUrl?: string;
   /** A fixed key set instead of `jwksUrl`. */
   jwks?: JSONWebKeySet;
+  /** The issuer's own keys as they are now, instead of `jwksUrl` (the gateway, which signs). */
+  getKey?: JWTVerifyGetKey;
   issuer: string;
   audience: string;
   /** Pinned: a token signed with anything else is refused. */
@@ -57,12 +59,13 @@ const CLAIM_DESCRIPTIONS: Record<string, string> = {
 export function createTokenVerifier({
   jwksUrl,
   jwks,
+  getKey,
   issuer,
   audience,
   algorithms = ['ES256', 'RS256'],
   clockToleranceSeconds = 5,
 }: TokenVerifierOptions): TokenVerifier {
-  const keys = keySet(jwksUrl, jwks);
+  const keys = getKey ?? keySet(jwksUrl, jwks);
 
   return async function verifyToken(token) {
     // A token is taken only as the issuer spelled it: jose's decoder, like Node's, would also read
@@ -95,7 +98,7 @@ export function createTokenVerifier({
 function keySet(jwksUrl: string | undefined, jwks: JSONWebKeySet | undefined): JWTVerifyGetKey {
   if (jwks !== undefined) return createLocalJWKSet(jwks);
   if (jwksUrl !== undefined) return createRemoteJWKSet(new URL(jwksUrl));
-  throw new TypeError('createTokenVerifier needs jwksUrl or jwks');
+  throw new TypeError('createTokenVerifier needs jwksUrl, jwks or getKey');
 }
 
 /** Token faults become InvalidTokenError; an unreachable key set is our fault, not the caller's. */

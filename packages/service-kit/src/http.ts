@@ -54,8 +54,17 @@ const PREFIX = /^(\/[A-Za-z0-9._~!$&'()*+;=:@%-]+)+$/;
  * public base path, then `path` (already URL-encoded, like `/employee/e-1`).
  */
 export function resourceUrl(request: FastifyRequest, path: string): string {
-  const prefix = request.server.isTrustedProxy(request.socket.remoteAddress) ? forwardedPrefix(request.headers['x-forwarded-prefix']) : '';
-  return `${request.protocol}://${request.host}${prefix}${request.server.publicBasePath}${path}`;
+  return `${publicOrigin(request)}${request.server.publicBasePath}${path}`;
+}
+
+/** Where the caller reached us: scheme, host and a trusted proxy's `X-Forwarded-Prefix`, like `https://api.example.com/rm`. */
+export function publicOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${forwardedPrefixOf(request)}`;
+}
+
+/** The trusted `X-Forwarded-Prefix` of the request, or ''. */
+export function forwardedPrefixOf(request: FastifyRequest): string {
+  return request.server.isTrustedProxy(request.socket.remoteAddress) ? forwardedPrefix(request.headers['x-forwarded-prefix']) : '';
 }
 
 /** The last entry, added by the nearest proxy, as fastify reads X-Forwarded-Proto and -Host. */

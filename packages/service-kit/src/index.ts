@@ -30,6 +30,8 @@ export {
   parseIfMatch,
   preferredReturn,
   resourceUrl,
+  publicOrigin,
+  forwardedPrefixOf,
   replyWritten,
   replyRead,
   replyDeleted,

@@ -40,6 +40,8 @@ export interface ServiceOptions {
   trustProxy?: false | readonly string[];
   /** The service's routes, registered under `basePath` behind authentication. */
   routes: FastifyPluginAsync;
+  /** Routes at the root without authentication (the gateway's token endpoint and key set). */
+  publicRoutes?: FastifyPluginAsync;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=@-]{1,128}$/;
@@ -61,6 +63,7 @@ export function createService({
   readinessTimeout = 2_000,
   trustProxy = false,
   routes,
+  publicRoutes,
 }: ServiceOptions): FastifyInstance {
   // One trust function for fastify (request.ip, .protocol, .host) and for X-Forwarded-Prefix.
   const trustsPeer = proxyAddr.compile(trustProxy === false ? [] : [...trustProxy]);
@@ -148,6 +151,7 @@ export function createService({
     return sendProblem(reply, { title: 'Service Unavailable', status: 503, detail: `Not ready: ${failed.join(', ')}`, checks: outcome });
   });
 
+  if (publicRoutes !== undefined) app.register(publicRoutes);
   const authenticate = createAuthenticateHook(verifyToken);
   app.decorateRequest('auth', null as never);
   app.register(

@@ -1,0 +1,67 @@
+import { ConfigError, createTokenVerifier } from '@rm/service-kit';
+import { defineService } from '@rm/runtime';
+import { gatewayConfigSpec } from './config.js';
+import { startTokenGuard } from './guard/token-guard.js';
+import { createKeyRing } from './keys/key-ring.js';
+import { proxyRoutes } from './routes/proxy.routes.js';
+import { tokenRoutes } from './routes/token.routes.js';
+import { wellKnownRoutes } from './routes/well-known.routes.js';
+import { createClientRegistry } from './store/client-registry.js';
+import { createSigningKeyStore } from './store/signing-key-store.js';
+import { closeUpstreams, createUpstreams } from './upstreams.js';
+
+/**
+ * The gateway: the token endpoint and its keys, its clients and tenants, and the unified v1 API
+ * that forwards every path to its owner. It keeps no entities and publishes no events; its state
+ * (clients, signing keys) is in its own database and its shared rate state in NATS.
+ */
+export const gatewayService = defineService({
+  name: 'gateway',
+  port: 3000,
+  config: gatewayConfigSpec,
+  collections: () => ({}),
+  async extend({ config, db, js, jsm, logger }) {
+    if (config.SIGNING_KEY_PUBLISH_LEAD_MS < 2 * config.SIGNING_KEY_REFRESH_MS) {
+      throw new ConfigError(['SIGNING_KEY_PUBLISH_LEAD_MS must be at least twice SIGNING_KEY_REFRESH_MS, so that every replica knows a key before it signs']);
+    }
+    const keyRing = createKeyRing({
+      store: createSigningKeyStore(db, config.SIGNING_KEY_ENCRYPTION_KEY),
+      policy: { rotationMs: config.SIGNING_KEY_ROTATION_MS, publishLeadMs: config.SIGNING_KEY_PUBLISH_LEAD_MS },
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      tokenLifetimeSeconds: config.TOKEN_LIFETIME_SECONDS,
+      refreshMs: config.SIGNING_KEY_REFRESH_MS,
+      logger,
+    });
+    await keyRing.start();
+    const guard = await startTokenGuard({
+      js,
+      jsm,
+      replicas: config.NATS_STREAM_REPLICAS,
+      logger,
+      limits: {
+        ratePerSecond: config.TOKEN_RATE_LIMIT,
+        failureLimit: config.LOGIN_FAILURE_LIMIT,
+        failureWindowMs: config.LOGIN_FAILURE_WINDOW_MS,
+        blockMs: config.LOGIN_BLOCK_MS,
+      },
+    });
+    const upstreams = createUpstreams(config, { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
+    const registry = createClientRegistry(db);
+    return {
+      verifyToken: createTokenVerifier({ getKey: keyRing.getKey, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE }),
+      publicRoutes: async (app) => {
+        await app.register(tokenRoutes, { registry, keyRing, guard });
+        await app.register(wellKnownRoutes, { keyRing, issuer: config.AUTH_ISSUER });
+      },
+      routes: async (api) => {
+        await api.register(proxyRoutes, { upstreams, guard, bodyLimit: config.BODY_LIMIT_BYTES });
+      },
+      async stop() {
+        await closeUpstreams(upstreams);
+        await guard.stop();
+        await keyRing.stop();
+      },
+    };
+  },
+});

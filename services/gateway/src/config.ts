@@ -1,0 +1,42 @@
+import type { ConfigSpec } from '@rm/service-kit';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** The gateway's own variables, beside the common ones (service-kit's serviceConfigSpec). */
+export const gatewayConfigSpec = {
+  /** Not read: the gateway verifies tokens with its own keys, from its database. */
+  AUTH_JWKS_URL: { type: 'url', protocols: ['https:', 'http:'] },
+  /** Not read: the gateway pages nothing. */
+  CURSOR_SECRET: { type: 'secret', minLength: 32 },
+
+  /** Lifetime of an access token (`expires_in`). */
+  TOKEN_LIFETIME_SECONDS: { type: 'int', min: 10, max: 24 * 3600, default: 300 },
+  /** Encrypts the private signing keys in the database (AES-256-GCM under a key derived from it); the same on every replica. */
+  SIGNING_KEY_ENCRYPTION_KEY: { type: 'secret', minLength: 32, required: true },
+  /** A new signing key takes over this long after the previous one did. */
+  SIGNING_KEY_ROTATION_MS: { type: 'duration-ms', min: 1_000, default: 24 * HOUR },
+  /** A new key is in the key set this long before it signs, so that every verifier knows it first. */
+  SIGNING_KEY_PUBLISH_LEAD_MS: { type: 'duration-ms', min: 100, default: 10 * MINUTE },
+  /** How often a replica reloads the keys (and rotates when due); keep it well below the lead. */
+  SIGNING_KEY_REFRESH_MS: { type: 'duration-ms', min: 50, default: 30_000 },
+
+  /** Token requests accepted per source IP in any one second, across every replica (spec: 50); the rest get 429. */
+  TOKEN_RATE_LIMIT: { type: 'int', min: 1, max: 100_000, default: 50 },
+  /** Failed logins from one IP within LOGIN_FAILURE_WINDOW_MS that block it. */
+  LOGIN_FAILURE_LIMIT: { type: 'int', min: 2, max: 10_000, default: 10 },
+  LOGIN_FAILURE_WINDOW_MS: { type: 'duration-ms', min: 1_000, default: MINUTE },
+  /** How long a blocked IP's connections are closed. */
+  LOGIN_BLOCK_MS: { type: 'duration-ms', min: 1_000, default: 15 * MINUTE },
+
+  /** Where each owning service answers (DESIGN §2); the paths of an unset one are not routed. */
+  UPSTREAM_EMPLOYEES_URL: { type: 'url', protocols: ['http:', 'https:'] },
+  UPSTREAM_TRANSPORT_RESOURCES_URL: { type: 'url', protocols: ['http:', 'https:'] },
+  UPSTREAM_HOME_BASES_URL: { type: 'url', protocols: ['http:', 'https:'] },
+  UPSTREAM_DEPLOYMENTS_URL: { type: 'url', protocols: ['http:', 'https:'] },
+  UPSTREAM_MATCHING_URL: { type: 'url', protocols: ['http:', 'https:'] },
+  /** Longest wait for an upstream's answer, then for each part of its body: then 504. */
+  UPSTREAM_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 30_000 },
+  /** Pooled keep-alive connections to each upstream. */
+  UPSTREAM_CONNECTIONS: { type: 'int', min: 1, max: 10_000, default: 128 },
+} as const satisfies ConfigSpec;

@@ -1,0 +1,127 @@
+import { JetStreamApiError, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { declareStream } from '@rm/bus';
+import { ServiceUnavailable, type Logger } from '@rm/service-kit';
+
+/**
+ * The token endpoint's protection (spec: Token endpoint protection), shared by every gateway
+ * replica through NATS JetStream, none of it in process memory:
+ * - the rate: each request publishes to its IP's subject of a stream that keeps messages one
+ *   second and refuses more than the limit per subject, so the server counts for every replica;
+ * - failed logins: the same over LOGIN_FAILURE_WINDOW_MS; the failure the stream refuses is the
+ *   one that reaches the limit, and blocks the IP;
+ * - blocks: a key-value bucket every replica watches, so a block holds everywhere within moments.
+ */
+export interface TokenGuard {
+  /** Counts a token request from the IP; false when it is over the rate (429). */
+  admit(ip: string): Promise<boolean>;
+  /** Counts a failed login from the IP; the one that reaches the limit blocks it. */
+  recordFailure(ip: string): Promise<void>;
+  isBlocked(ip: string): boolean;
+  stop(): Promise<void>;
+}
+
+export interface TokenGuardLimits {
+  ratePerSecond: number;
+  failureLimit: number;
+  failureWindowMs: number;
+  blockMs: number;
+}
+
+export interface TokenGuardOptions {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  limits: TokenGuardLimits;
+  replicas: number;
+  logger: Logger;
+}
+
+const RATE_STREAM = 'RM_GATEWAY_TOKEN_RATE';
+const FAILURE_STREAM = 'RM_GATEWAY_LOGIN_FAILURES';
+const BLOCK_BUCKET = 'rm_gateway_blocked_ips';
+const RATE_SUBJECT = 'rm-gateway-guard.rate';
+const FAILURE_SUBJECT = 'rm-gateway-guard.failure';
+/** JetStream's "maximum messages per subject exceeded": the limit is reached. */
+const PER_SUBJECT_LIMIT_REACHED = 10077;
+const PUBLISH_TIMEOUT_MS = 2_000;
+
+export async function startTokenGuard({ js, jsm, limits, replicas, logger }: TokenGuardOptions): Promise<TokenGuard> {
+  const second = 1_000;
+  await declareStream(jsm, {
+    name: RATE_STREAM,
+    subjects: [`${RATE_SUBJECT}.*`],
+    description: 'Token requests per source IP in the last second (gateway rate limit)',
+    maxAgeMs: second,
+    duplicateWindowMs: second,
+    maxMsgsPerSubject: limits.ratePerSecond,
+    inMemory: true,
+    replicas,
+  });
+  await declareStream(jsm, {
+    name: FAILURE_STREAM,
+    subjects: [`${FAILURE_SUBJECT}.*`],
+    description: 'Failed logins per source IP in the failure window (gateway IP block)',
+    maxAgeMs: limits.failureWindowMs,
+    duplicateWindowMs: Math.min(limits.failureWindowMs, 60_000),
+    // the failure that would be the limit-th is refused: that one blocks
+    maxMsgsPerSubject: limits.failureLimit - 1,
+    inMemory: true,
+    replicas,
+  });
+  // An existing bucket keeps its first TTL; the TTL only cleans up, each block carries its own end.
+  const blocks = await new Kvm(js).create(BLOCK_BUCKET, { ttl: limits.blockMs, history: 1, storage: StorageType.File, replicas });
+  const blockedUntil = new Map<string, number>();
+  const watcher = await blocks.watch();
+  void (async () => {
+    for await (const entry of watcher) {
+      if (entry.operation === 'PUT') blockedUntil.set(entry.key, (entry.json() as { until: number }).until);
+      else blockedUntil.delete(entry.key);
+    }
+  })().catch((error: unknown) => logger.error({ err: error }, 'watching the blocked IPs stopped'));
+
+  /** Publishes one count; false when the subject's limit is reached. */
+  async function count(subject: string): Promise<boolean> {
+    try {
+      await js.publish(subject, undefined, { timeout: PUBLISH_TIMEOUT_MS });
+      return true;
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === PER_SUBJECT_LIMIT_REACHED) return false;
+      throw new ServiceUnavailable('The token endpoint cannot check its request limits right now; retry later.', { cause: error });
+    }
+  }
+
+  return {
+    admit: (ip) => count(`${RATE_SUBJECT}.${ipKey(ip)}`),
+    async recordFailure(ip) {
+      if (await count(`${FAILURE_SUBJECT}.${ipKey(ip)}`)) return;
+      const until = Date.now() + limits.blockMs;
+      await block(blocks, ip, until);
+      blockedUntil.set(ipKey(ip), until);
+      logger.warn({ ip, blockedForMs: limits.blockMs }, 'IP blocked after repeated failed logins');
+    },
+    isBlocked(ip) {
+      const key = ipKey(ip);
+      const until = blockedUntil.get(key);
+      if (until === undefined) return false;
+      if (until > Date.now()) return true;
+      blockedUntil.delete(key);
+      return false;
+    },
+    async stop() {
+      watcher.stop();
+    },
+  };
+}
+
+async function block(blocks: KV, ip: string, until: number): Promise<void> {
+  try {
+    await blocks.put(ipKey(ip), JSON.stringify({ ip, until }));
+  } catch (error) {
+    throw new ServiceUnavailable('The token endpoint cannot record a block right now; retry later.', { cause: error });
+  }
+}
+
+/** One subject token and key per address, whatever characters the address has (`.`, `:`, `%`). */
+function ipKey(ip: string): string {
+  return Buffer.from(ip).toString('hex');
+}

@@ -1,0 +1,131 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { forwardedPrefixOf, HttpProblem, ServiceUnavailable } from '@rm/service-kit';
+import type { TokenGuard } from '../guard/token-guard.js';
+import type { Upstream } from '../upstreams.js';
+import { closeBlockedConnections } from './blocked-ips.js';
+
+export interface ProxyRoutesOptions {
+  upstreams: readonly Upstream[];
+  guard: TokenGuard;
+  bodyLimit: number;
+}
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and those the gateway sets itself. */
+const NOT_FORWARDED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'x-forwarded-prefix',
+  'x-request-id',
+]);
+const NO_BODY_STATUSES = new Set([204, 304]);
+/** Connection failures: the owner is down or unreachable. */
+const DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * Forwards every path under the base URL to the service that owns it (the token was checked by
+ * the authenticate hook before): method, path, query, headers and body as sent, streamed, with
+ * `X-Forwarded-*` so that the service builds the caller's URLs; its answer comes back unchanged.
+ */
+export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, { upstreams, guard, bodyLimit }) => {
+  // Bodies stay unread: the owner parses and judges them.
+  api.removeAllContentTypeParsers();
+  api.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  closeBlockedConnections(api, guard);
+
+  for (const upstream of upstreams) {
+    const handler = (request: FastifyRequest, reply: FastifyReply) => forward(upstream, request, reply, bodyLimit);
+    for (const path of upstream.paths) {
+      api.all(path, handler);
+      api.all(`${path}/*`, handler);
+    }
+  }
+};
+
+async function forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, bodyLimit: number): Promise<FastifyReply> {
+  const declaredLength = Number(request.headers['content-length'] ?? 0);
+  if (declaredLength > bodyLimit) {
+    throw new HttpProblem({ status: 413, title: 'Content Too Large', detail: `The body must not exceed ${bodyLimit} bytes.`, code: 'RM_BODY_TOO_LARGE' });
+  }
+  const hasBody = declaredLength > 0 || request.headers['transfer-encoding'] !== undefined;
+  const aborted = new AbortController();
+  reply.raw.once('close', () => aborted.abort());
+  let response;
+  try {
+    response = await upstream.pool.request({
+      method: request.method as 'GET',
+      path: request.raw.url ?? request.url,
+      headers: forwardedHeaders(request),
+      body: hasBody ? request.raw : null,
+      signal: aborted.signal,
+    });
+  } catch (error) {
+    throw upstreamProblem(upstream, error);
+  }
+  reply.code(response.statusCode).headers(responseHeaders(response.headers));
+  if (NO_BODY_STATUSES.has(response.statusCode) || request.method === 'HEAD') {
+    await response.body.dump();
+    return reply.send();
+  }
+  return reply.send(response.body);
+}
+
+function forwardedHeaders(request: FastifyRequest): Record<string, string | string[]> {
+  const named = connectionTokens(request.headers.connection);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined && !NOT_FORWARDED.has(name) && !named.has(name)) headers[name] = value;
+  }
+  const peer = request.socket.remoteAddress ?? '';
+  const trustedChain = request.server.isTrustedProxy(peer) ? [request.headers['x-forwarded-for'] ?? []].flat().join(', ') : '';
+  headers['x-forwarded-for'] = trustedChain === '' ? peer : `${trustedChain}, ${peer}`;
+  headers['x-forwarded-proto'] = request.protocol;
+  headers['x-forwarded-host'] = request.host;
+  const prefix = forwardedPrefixOf(request);
+  if (prefix !== '') headers['x-forwarded-prefix'] = prefix;
+  headers['x-request-id'] = request.id;
+  return headers;
+}
+
+function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const named = connectionTokens(headers.connection);
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !NOT_FORWARDED.has(name) && !named.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+/** Headers a `Connection` header names are hop-by-hop too. */
+function connectionTokens(header: string | string[] | undefined): Set<string> {
+  return new Set([header ?? []].flat().flatMap((value) => value.split(',')).map((token) => token.trim().toLowerCase()).filter((token) => token !== ''));
+}
+
+function upstreamProblem(upstream: Upstream, error: unknown): Error {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && TIMED_OUT.has(code)) {
+    return new HttpProblem({
+      status: 504,
+      title: 'Gateway Timeout',
+      detail: `The ${upstream.service} service did not answer in time; retry later.`,
+      code: 'RM_UPSTREAM_TIMEOUT',
+      cause: error,
+    });
+  }
+  if (typeof code === 'string' && DOWN.has(code)) {
+    return new ServiceUnavailable(`The ${upstream.service} service cannot be reached right now; retry later.`, { cause: error });
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}

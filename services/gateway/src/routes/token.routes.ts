@@ -1,0 +1,75 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { HttpProblem } from '@rm/service-kit';
+import { readTokenRequest, type TokenRequestError } from '../domain/token-request.js';
+import type { TokenGuard } from '../guard/token-guard.js';
+import type { KeyRing } from '../keys/key-ring.js';
+import type { ClientRegistry } from '../store/client-registry.js';
+import { closeBlockedConnections } from './blocked-ips.js';
+
+export const TOKEN_PATH = '/oauth2/token';
+/** A token request is a few parameters; anything larger is not one. */
+const TOKEN_BODY_LIMIT = 8 * 1024;
+const BASIC_CHALLENGE = 'Basic realm="resource-management", charset="UTF-8"';
+
+export interface TokenRoutesOptions {
+  registry: ClientRegistry;
+  keyRing: KeyRing;
+  guard: TokenGuard;
+}
+
+/** `POST /oauth2/token`: OAuth 2.0 client credentials (spec: Authentication), rate-limited per source IP. */
+export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, guard }) => {
+  // Any body arrives as text; readTokenRequest judges its media type, as RFC 6749 wants (400, not 415).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  closeBlockedConnections(app, guard);
+  app.addHook('onRequest', async (request) => {
+    if (await guard.admit(request.ip)) return;
+    throw new HttpProblem({
+      status: 429,
+      title: 'Too Many Requests',
+      detail: 'Too many token requests from this address; at most the configured number per second is accepted.',
+      code: 'RM_RATE_LIMITED',
+      headers: { 'Retry-After': '1' },
+    });
+  });
+
+  app.post(TOKEN_PATH, async (request, reply) => {
+    noStore(reply);
+    const tokenRequest = readTokenRequest({
+      contentType: request.headers['content-type'],
+      authorization: request.headers.authorization,
+      body: typeof request.body === 'string' ? request.body : '',
+    });
+    if ('problem' in tokenRequest) return sendOAuthError(reply, tokenRequest.problem);
+
+    const { clientId, secret, method } = tokenRequest.credentials;
+    const client = await registry.authenticate(clientId, secret);
+    if (client === undefined) {
+      await guard.recordFailure(request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'a failed login could not be counted'));
+      // The same answer for an unknown client, a wrong secret and a disabled client.
+      return sendOAuthError(reply, { error: 'invalid_client', description: 'client authentication failed', basic: method === 'client_secret_basic' });
+    }
+    const { token, expiresIn } = await keyRing.sign(client);
+    request.log.info({ clientId: client.clientId, tenant: client.tenant }, 'token issued');
+    return reply.code(200).type('application/json').send({
+      access_token: token,
+      expires_in: expiresIn,
+      'not-before-policy': 0,
+      refresh_expires_in: 0,
+      scope: '',
+      token_type: 'Bearer',
+    });
+  });
+};
+
+function noStore(reply: FastifyReply): void {
+  reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+}
+
+/** RFC 6749 §5.2: 401 for invalid_client (with a Basic challenge when Basic was tried), else 400. */
+function sendOAuthError(reply: FastifyReply, { error, description, basic }: TokenRequestError): FastifyReply {
+  const status = error === 'invalid_client' ? 401 : 400;
+  if (status === 401 && basic) reply.header('WWW-Authenticate', BASIC_CHALLENGE);
+  return reply.code(status).type('application/json').send({ error, error_description: description });
+}

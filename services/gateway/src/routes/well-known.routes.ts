@@ -1,0 +1,35 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { publicOrigin } from '@rm/service-kit';
+import type { KeyRing } from '../keys/key-ring.js';
+import { TOKEN_PATH } from './token.routes.js';
+
+export const JWKS_PATH = '/.well-known/jwks.json';
+export const METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+export interface WellKnownRoutesOptions {
+  keyRing: KeyRing;
+  issuer: string;
+}
+
+/** The public keys that verify our tokens, and RFC 8414 metadata that says where to get one. */
+export const wellKnownRoutes: FastifyPluginAsync<WellKnownRoutesOptions> = async (app, { keyRing, issuer }) => {
+  app.get(JWKS_PATH, async (_request, reply) => {
+    // Short, so that a verifier meets a new key well before it signs (SIGNING_KEY_PUBLISH_LEAD_MS).
+    reply.header('Cache-Control', 'public, max-age=60');
+    return keyRing.jwks();
+  });
+
+  app.get(METADATA_PATH, async (request, reply) => {
+    const origin = publicOrigin(request);
+    reply.header('Cache-Control', 'public, max-age=300');
+    return {
+      issuer,
+      token_endpoint: `${origin}${TOKEN_PATH}`,
+      jwks_uri: `${origin}${JWKS_PATH}`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      response_types_supported: [],
+      scopes_supported: [],
+    };
+  });
+};

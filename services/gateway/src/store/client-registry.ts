@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import { isTenantId } from '@rm/contracts';
+import { isDuplicateKeyError, orUnavailable } from '@rm/store';
+import { generateClientSecret, hashClientSecret, verifyClientSecret } from '../domain/client-secret.js';
+
+interface TenantDocument {
+  _id: string;
+  createdAt: Date;
+}
+
+interface ClientDocument {
+  _id: string;
+  tenant: string;
+  /** scrypt hash (client-secret.ts); the secret itself is never stored. */
+  secretHash: string;
+  disabled: boolean;
+  createdAt: Date;
+  secretChangedAt: Date;
+}
+
+export interface ClientSummary {
+  clientId: string;
+  tenant: string;
+  disabled: boolean;
+  createdAt: Date;
+  secretChangedAt: Date;
+}
+
+/** Who the credentials belong to, when they are right and the client is enabled. */
+export interface AuthenticatedClient {
+  clientId: string;
+  tenant: string;
+}
+
+export interface ClientRegistry {
+  createTenant(tenant: string): Promise<void>;
+  /** A new client of an existing tenant; the secret is returned once, and only its hash is kept. */
+  createClient(options: { tenant: string; clientId?: string; secret?: string }): Promise<{ clientId: string; secret: string }>;
+  listClients(tenant?: string): Promise<ClientSummary[]>;
+  /** A new secret; the old one stops working at once. */
+  rotateSecret(clientId: string, secret?: string): Promise<string>;
+  setDisabled(clientId: string, disabled: boolean): Promise<void>;
+  /**
+   * Checks the credentials with the same work whether or not the client exists (a secret is
+   * always hashed), so that neither the answer nor its time tells a wrong id from a wrong secret.
+   */
+  authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | undefined>;
+}
+
+/** A mistake of the operator using the clients command; its message says what to fix. */
+export class ClientRegistryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClientRegistryError';
+  }
+}
+
+/** Client ids travel in HTTP Basic credentials (no `:`) and logs. */
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
+
+export interface ClientRegistryOptions {
+  /** scrypt cost (log2 N) of the secrets it hashes from now on. */
+  hashCost?: number;
+}
+
+export function createClientRegistry(db: Db, { hashCost }: ClientRegistryOptions = {}): ClientRegistry {
+  const tenants: Collection<TenantDocument> = db.collection('tenants');
+  const clients: Collection<ClientDocument> = db.collection('clients');
+  // Compared against when the client does not exist; its secret is thrown away.
+  const decoyHash = hashClientSecret(generateClientSecret(), hashCost);
+
+  async function requireClient(clientId: string): Promise<ClientDocument> {
+    const client = await orUnavailable(() => clients.findOne({ _id: clientId }));
+    if (client === null) throw new ClientRegistryError(`there is no client '${clientId}'`);
+    return client;
+  }
+
+  return {
+    async createTenant(tenant) {
+      if (!isTenantId(tenant)) throw new ClientRegistryError(`tenant ids are 1 to 64 letters, digits, _ or -; got '${tenant}'`);
+      try {
+        await orUnavailable(() => tenants.insertOne({ _id: tenant, createdAt: new Date() }));
+      } catch (error) {
+        if (isDuplicateKeyError(error)) throw new ClientRegistryError(`tenant '${tenant}' exists already`);
+        throw error;
+      }
+    },
+
+    async createClient({ tenant, clientId = `${tenant}-${randomBytes(8).toString('hex')}`, secret = generateClientSecret() }) {
+      if (!CLIENT_ID_PATTERN.test(clientId)) throw new ClientRegistryError(`client ids are 1 to 128 letters, digits, '.', '_', '~' or '-'; got '${clientId}'`);
+      if ((await orUnavailable(() => tenants.findOne({ _id: tenant }))) === null) {
+        throw new ClientRegistryError(`there is no tenant '${tenant}': create it first`);
+      }
+      const now = new Date();
+      try {
+        await orUnavailable(async () =>
+          clients.insertOne({ _id: clientId, tenant, secretHash: await hashClientSecret(secret, hashCost), disabled: false, createdAt: now, secretChangedAt: now }),
+        );
+      } catch (error) {
+        if (isDuplicateKeyError(error)) throw new ClientRegistryError(`client '${clientId}' exists already`);
+        throw error;
+      }
+      return { clientId, secret };
+    },
+
+    async listClients(tenant) {
+      const found = await orUnavailable(() => clients.find(tenant === undefined ? {} : { tenant }).sort({ _id: 1 }).toArray());
+      return found.map(({ _id, tenant: owner, disabled, createdAt, secretChangedAt }) => ({ clientId: _id, tenant: owner, disabled, createdAt, secretChangedAt }));
+    },
+
+    async rotateSecret(clientId, secret = generateClientSecret()) {
+      await requireClient(clientId);
+      const secretHash = await hashClientSecret(secret, hashCost);
+      await orUnavailable(() => clients.updateOne({ _id: clientId }, { $set: { secretHash, secretChangedAt: new Date() } }));
+      return secret;
+    },
+
+    async setDisabled(clientId, disabled) {
+      await requireClient(clientId);
+      await orUnavailable(() => clients.updateOne({ _id: clientId }, { $set: { disabled } }));
+    },
+
+    async authenticate(clientId, secret) {
+      const client = CLIENT_ID_PATTERN.test(clientId) ? await orUnavailable(() => clients.findOne({ _id: clientId })) : null;
+      const matches = await verifyClientSecret(secret, client?.secretHash ?? (await decoyHash));
+      if (client === null || !matches || client.disabled) return undefined;
+      return { clientId: client._id, tenant: client.tenant };
+    },
+  };
+}
