@@ -1,0 +1,178 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { importJWK, SignJWT } from 'jose';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService } from '@rm/runtime';
+import { employeesService } from '@rm/employees/service';
+import { createTestIssuer, findFreePort, testServers, uniqueName } from '@rm/testkit';
+import { createSigningKeyStore } from '../src/store/signing-key-store.js';
+import { AUDIENCE, BASE, createClient, dropDatabase, ISSUER, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
+
+const EMPLOYEE = {
+  name: { first_name: 'Ada', last_name: 'Peeters' },
+  start_location: { name: 'Depot Gent', address_line: 'Dok Noord 1', city: 'Gent', zip_code: '9000', country_code: 'BE' },
+};
+
+let gateway: GatewayHarness;
+let employees: Awaited<ReturnType<typeof startService>> | undefined;
+let employeesDb: string;
+let silentUpstream: Server;
+let tokenA: string;
+let tokenB: string;
+
+beforeAll(async () => {
+  const employeesPort = await findFreePort();
+  silentUpstream = createServer(() => undefined);
+  await new Promise<void>((resolve) => silentUpstream.listen(0, '127.0.0.1', resolve));
+  gateway = await startGateway({
+    UPSTREAM_EMPLOYEES_URL: `http://127.0.0.1:${employeesPort}`,
+    // answers nothing: the gateway must give up with a 504
+    UPSTREAM_TRANSPORT_RESOURCES_URL: `http://127.0.0.1:${(silentUpstream.address() as AddressInfo).port}`,
+    UPSTREAM_TIMEOUT_MS: '1500',
+  });
+  employeesDb = uniqueName('employees');
+  employees = await startService(employeesService, {
+    env: {
+      HOST: '127.0.0.1',
+      PORT: String(employeesPort),
+      LOG_LEVEL: 'silent',
+      MONGO_URL: testServers().mongoUrl,
+      MONGO_DB: employeesDb,
+      NATS_URL: testServers().natsUrl,
+      AUTH_JWKS_URL: `${gateway.origin}/.well-known/jwks.json`,
+      AUTH_ISSUER: ISSUER,
+      AUTH_AUDIENCE: AUDIENCE,
+      CURSOR_SECRET: 'test-only-cursor-secret-0123456789abcdef',
+      TRUST_PROXY: '127.0.0.1',
+    },
+  });
+  const a = await createClient(gateway.registry);
+  const b = await createClient(gateway.registry);
+  tokenA = await tokenFor(gateway, a.clientId, a.secret);
+  tokenB = await tokenFor(gateway, b.clientId, b.secret);
+});
+
+afterAll(async () => {
+  await employees?.stop();
+  await gateway.close();
+  silentUpstream.closeAllConnections();
+  silentUpstream.close();
+  await dropDatabase(gateway.variables.MONGO_DB!);
+  await dropDatabase(employeesDb);
+});
+
+function call(path: string, token: string | undefined, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (token !== undefined) headers.set('Authorization', `Bearer ${token}`);
+  return gateway.fetch(`${BASE}${path}`, { ...init, headers });
+}
+
+/** A token signed with the gateway's own current key, with the claims given (expired ones too). */
+async function signWithGatewayKey(claims: { exp: number; iat: number }, audience = AUDIENCE): Promise<string> {
+  const mongo = new MongoClient(testServers().mongoUrl);
+  try {
+    const [key] = await createSigningKeyStore(mongo.db(gateway.variables.MONGO_DB), gateway.variables.SIGNING_KEY_ENCRYPTION_KEY!).all();
+    return await new SignJWT({ tenant: 'acme', client_id: 'c', ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid: key!.kid })
+      .setIssuer(ISSUER)
+      .setAudience(audience)
+      .setSubject('c')
+      .sign(await importJWK(key!.privateJwk, 'ES256'));
+  } finally {
+    await mongo.close();
+  }
+}
+
+function validTimes(): { iat: number; exp: number } {
+  const now = Math.floor(Date.now() / 1000);
+  return { iat: now, exp: now + 300 };
+}
+
+describe('the unified API', () => {
+  it('answers /ping with pong to an authenticated caller', async () => {
+    const response = await call('/ping', tokenA);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('pong');
+  });
+
+  it('forwards a write to its owner, which builds the Location the caller reached, and reads it back', async () => {
+    const put = await call('/employee/e-1', tokenA, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.com', 'X-Request-Id': 'req-42' },
+      body: JSON.stringify(EMPLOYEE),
+    });
+    expect(put.status).toBe(201);
+    expect(put.headers.get('location')).toBe(`https://api.example.com${BASE}/employee/e-1`);
+    expect(put.headers.get('etag')).toBe('W/"1"');
+    expect(put.headers.get('x-request-id')).toBe('req-42');
+    const get = await call('/employee/e-1', tokenA);
+    expect(get.status).toBe(200);
+    expect(((await get.json()) as { name: unknown }).name).toEqual(EMPLOYEE.name);
+  });
+
+  it('passes the owner\'s problems through unchanged', async () => {
+    const response = await call('/employee/e-2', tokenA, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: '{"name":' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const missing = await call('/employee/does-not-exist', tokenA);
+    expect(missing.status).toBe(404);
+  });
+
+  it("never lets tenant A's token reach tenant B's data", async () => {
+    const put = await call('/employee/b-only', tokenB, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(EMPLOYEE) });
+    expect(put.status).toBe(201);
+    const read = await call('/employee/b-only', tokenA);
+    expect(read.status).toBe(404);
+    const remove = await call('/employee/b-only', tokenA, { method: 'DELETE' });
+    expect(remove.status).toBe(404);
+    const list = (await (await call('/employee', tokenA)).json()) as { employees: { employee_id?: string; id?: string }[] };
+    expect(JSON.stringify(list)).not.toContain('b-only');
+    expect((await call('/employee/b-only', tokenB)).status).toBe(200);
+  });
+
+  it('answers a call without a token with 401 and a bare Bearer challenge', async () => {
+    const response = await call('/employee', undefined);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]*"$/);
+  });
+
+  it.each([
+    ['an expired token', async () => signWithGatewayKey({ iat: Math.floor(Date.now() / 1000) - 600, exp: Math.floor(Date.now() / 1000) - 300 })],
+    ['a token signed by an unknown key', async () => (await createTestIssuer({ issuer: ISSUER, audience: AUDIENCE })).mint({ tenant: 'acme' })],
+    ['an unsigned token (alg none)', async () => (await createTestIssuer({ issuer: ISSUER, audience: AUDIENCE })).mint({ tenant: 'acme', algorithm: 'none' })],
+    ['a token of another audience, signed by the gateway', async () => signWithGatewayKey(validTimes(), 'another-api')],
+    ['a token of another issuer', async () => (await createTestIssuer({ issuer: 'https://elsewhere.test', audience: AUDIENCE })).mint({ tenant: 'acme' })],
+  ])('answers %s with 401 invalid_token', async (_case, makeToken) => {
+    const response = await call('/employee', await makeToken());
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+  });
+
+  it('refuses a body larger than the limit before forwarding it, as problem+json', async () => {
+    const response = await call('/employee/big', tokenA, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: `{"x":"${'a'.repeat(1_100_000)}"}` });
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('answers a path nobody owns with 404 problem+json', async () => {
+    const response = await call('/no-such-resource', tokenA);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('answers 504 when the owner does not answer in time', async () => {
+    const response = await call('/transport-resource', tokenA);
+    expect(response.status).toBe(504);
+    expect(((await response.json()) as { detail: string }).detail).toContain('transport-resources');
+  });
+
+  it('answers 503 while the owner is down', async () => {
+    await employees?.stop();
+    employees = undefined;
+    const response = await call('/employee/e-1', tokenA);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(((await response.json()) as { detail: string }).detail).toContain('employees');
+  });
+});
