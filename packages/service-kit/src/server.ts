@@ -1,5 +1,5 @@
 import proxyAddr from '@fastify/proxy-addr';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifySchema } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifySchema, type onRequestAsyncHookHandler } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '@rm/contracts';
 import { createAuthenticateHook, type TokenVerifier } from './auth.js';
@@ -42,6 +42,8 @@ export interface ServiceOptions {
   routes: FastifyPluginAsync;
   /** Routes at the root without authentication (the gateway's token endpoint and key set). */
   publicRoutes?: FastifyPluginAsync;
+  /** Runs first on every request, before authentication (the gateway closes blocked IPs' connections). */
+  onRequest?: onRequestAsyncHookHandler;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=@-]{1,128}$/;
@@ -64,6 +66,7 @@ export function createService({
   trustProxy = false,
   routes,
   publicRoutes,
+  onRequest,
 }: ServiceOptions): FastifyInstance {
   // One trust function for fastify (request.ip, .protocol, .host) and for X-Forwarded-Prefix.
   const trustsPeer = proxyAddr.compile(trustProxy === false ? [] : [...trustProxy]);
@@ -111,6 +114,7 @@ export function createService({
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  if (onRequest !== undefined) app.addHook('onRequest', onRequest);
   refuseHostlessAndClosingRequests(app);
 
   let shuttingDown = false;

@@ -3,6 +3,7 @@ import { defineService } from '@rm/runtime';
 import { gatewayConfigSpec } from './config.js';
 import { startTokenGuard } from './guard/token-guard.js';
 import { createKeyRing } from './keys/key-ring.js';
+import { closeBlockedConnections } from './routes/blocked-ips.js';
 import { proxyRoutes } from './routes/proxy.routes.js';
 import { tokenRoutes } from './routes/token.routes.js';
 import { wellKnownRoutes } from './routes/well-known.routes.js';
@@ -30,6 +31,7 @@ export const gatewayService = defineService({
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
       tokenLifetimeSeconds: config.TOKEN_LIFETIME_SECONDS,
+      retentionMarginMs: config.SIGNING_KEY_RETENTION_MARGIN_MS,
       refreshMs: config.SIGNING_KEY_REFRESH_MS,
       logger,
     });
@@ -55,8 +57,9 @@ export const gatewayService = defineService({
         await app.register(wellKnownRoutes, { keyRing, issuer: config.AUTH_ISSUER });
       },
       routes: async (api) => {
-        await api.register(proxyRoutes, { upstreams, guard, bodyLimit: config.BODY_LIMIT_BYTES });
+        await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES });
       },
+      onRequest: closeBlockedConnections(guard),
       async stop() {
         await closeUpstreams(upstreams);
         await guard.stop();

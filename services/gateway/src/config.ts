@@ -11,13 +11,15 @@ export const gatewayConfigSpec = {
   CURSOR_SECRET: { type: 'secret', minLength: 32 },
 
   /** Lifetime of an access token (`expires_in`). */
-  TOKEN_LIFETIME_SECONDS: { type: 'int', min: 10, max: 24 * 3600, default: 300 },
+  TOKEN_LIFETIME_SECONDS: { type: 'int', min: 2, max: 24 * 3600, default: 300 },
   /** Encrypts the private signing keys in the database (AES-256-GCM under a key derived from it); the same on every replica. */
   SIGNING_KEY_ENCRYPTION_KEY: { type: 'secret', minLength: 32, required: true },
   /** A new signing key takes over this long after the previous one did. */
   SIGNING_KEY_ROTATION_MS: { type: 'duration-ms', min: 1_000, default: 24 * HOUR },
   /** A new key is in the key set this long before it signs, so that every verifier knows it first. */
   SIGNING_KEY_PUBLISH_LEAD_MS: { type: 'duration-ms', min: 100, default: 10 * MINUTE },
+  /** A retired key stays published this long beyond its last token's expiry: verifiers' clock tolerance and replicas' clock skew. */
+  SIGNING_KEY_RETENTION_MARGIN_MS: { type: 'duration-ms', default: 60_000 },
   /** How often a replica reloads the keys (and rotates when due); keep it well below the lead. */
   SIGNING_KEY_REFRESH_MS: { type: 'duration-ms', min: 50, default: 30_000 },
 

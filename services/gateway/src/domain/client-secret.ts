@@ -6,6 +6,8 @@ const BLOCK_SIZE = 8;
 const PARALLELISM = 1;
 const KEY_LENGTH = 32;
 const HASH_FORMAT = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
+/** What a stored hash may ask for: beyond it (a corrupted record) it matches nothing rather than exhaust memory. */
+const LIMITS = { cost: [1, 18], r: [1, 32], p: [1, 16] } as const;
 
 /** A new client secret: 256 random bits, URL-safe, shown once and never stored. */
 export function generateClientSecret(): string {
@@ -21,11 +23,16 @@ export async function hashClientSecret(secret: string, cost = DEFAULT_SECRET_HAS
 
 /** Whether the secret matches the stored hash; compared in constant time. A malformed hash matches nothing. */
 export async function verifyClientSecret(secret: string, stored: string): Promise<boolean> {
-  const [, cost, r, p, salt, hash] = HASH_FORMAT.exec(stored) ?? [];
-  if (cost === undefined || r === undefined || p === undefined || salt === undefined || hash === undefined) return false;
+  const [, costText, rText, pText, salt, hash] = HASH_FORMAT.exec(stored) ?? [];
+  const [cost, r, p] = [costText, rText, pText].map(Number) as [number, number, number];
+  if (salt === undefined || hash === undefined || !within(cost, LIMITS.cost) || !within(r, LIMITS.r) || !within(p, LIMITS.p)) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await derive(secret, Buffer.from(salt, 'base64url'), { N: 2 ** Number(cost), r: Number(r), p: Number(p) });
+  const actual = await derive(secret, Buffer.from(salt, 'base64url'), { N: 2 ** cost, r, p });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+function within(value: number, [min, max]: readonly [number, number]): boolean {
+  return Number.isInteger(value) && value >= min && value <= max;
 }
 
 function derive(secret: string, salt: Buffer, options: ScryptOptions & { N: number; r: number }): Promise<Buffer> {

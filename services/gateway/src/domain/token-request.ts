@@ -6,7 +6,10 @@
 
 export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 
-/** An RFC 6749 §5.2 error; `basic` says whether the client tried HTTP Basic (then 401 carries a Basic challenge). */
+/**
+ * An RFC 6749 §5.2 error; `basic`: a 401 carries a Basic challenge, because the client tried HTTP
+ * Basic or sent no credentials at all (RFC 7235 wants a challenge on a 401; Basic is the spec's way).
+ */
 export interface TokenRequestError {
   error: OAuthErrorCode;
   description: string;
@@ -60,7 +63,9 @@ export function readTokenRequest({ contentType, authorization, body }: RawTokenR
 function basicCredentials(authorization: string): TokenRequest {
   const encoded = BASIC.exec(authorization)?.[1];
   if (encoded === undefined) return invalidRequest('the Authorization header must be HTTP Basic credentials', true);
-  const decoded = decodeUtf8(Buffer.from(encoded, 'base64'));
+  const bytes = Buffer.from(encoded, 'base64');
+  // Node skips what does not fit; only the canonical spelling is taken
+  const decoded = bytes.toString('base64') === encoded ? decodeUtf8(bytes) : undefined;
   const colon = decoded?.indexOf(':') ?? -1;
   if (decoded === undefined || colon < 0) return invalidRequest('the Basic credentials must be base64 of client_id:client_secret', true);
   // RFC 6749 §2.3.1: both are form-encoded before they are joined

@@ -30,12 +30,11 @@ export interface KeyRingOptions {
   issuer: string;
   audience: string;
   tokenLifetimeSeconds: number;
+  /** Kept beyond a retired key's last token's expiry: verifiers' clock tolerance, replicas' clock skew. */
+  retentionMarginMs: number;
   refreshMs: number;
   logger: Logger;
 }
-
-/** What verifiers may be behind: their clock tolerance and our replicas' clock skew. */
-const CLOCK_MARGIN_MS = 60_000;
 
 interface LoadedKey extends StoredSigningKey {
   privateKey: CryptoKey;
@@ -46,8 +45,8 @@ interface LoadedKey extends StoredSigningKey {
  * them every `refreshMs`, plans the next key when it is due (one replica's insert wins), and
  * removes those whose tokens have all expired.
  */
-export function createKeyRing({ store, policy, issuer, audience, tokenLifetimeSeconds, refreshMs, logger }: KeyRingOptions): KeyRing {
-  const schedule: KeySchedulePolicy = { ...policy, retentionMs: tokenLifetimeSeconds * 1000 + CLOCK_MARGIN_MS };
+export function createKeyRing({ store, policy, issuer, audience, tokenLifetimeSeconds, retentionMarginMs, refreshMs, logger }: KeyRingOptions): KeyRing {
+  const schedule: KeySchedulePolicy = { ...policy, retentionMs: tokenLifetimeSeconds * 1000 + retentionMarginMs };
   let keys: LoadedKey[] = [];
   let published: JWK[] = [];
   let verifyingKeys = createLocalJWKSet({ keys: [] });

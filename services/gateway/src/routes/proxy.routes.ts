@@ -1,13 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { forwardedPrefixOf, HttpProblem, ServiceUnavailable } from '@rm/service-kit';
-import type { TokenGuard } from '../guard/token-guard.js';
 import type { Upstream } from '../upstreams.js';
-import { closeBlockedConnections } from './blocked-ips.js';
 
 export interface ProxyRoutesOptions {
   upstreams: readonly Upstream[];
-  guard: TokenGuard;
   bodyLimit: number;
 }
 
@@ -39,11 +36,10 @@ const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
  * the authenticate hook before): method, path, query, headers and body as sent, streamed, with
  * `X-Forwarded-*` so that the service builds the caller's URLs; its answer comes back unchanged.
  */
-export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, { upstreams, guard, bodyLimit }) => {
+export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, { upstreams, bodyLimit }) => {
   // Bodies stay unread: the owner parses and judges them.
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('*', (_request, _payload, done) => done(null));
-  closeBlockedConnections(api, guard);
 
   for (const upstream of upstreams) {
     const handler = (request: FastifyRequest, reply: FastifyReply) => forward(upstream, request, reply, bodyLimit);

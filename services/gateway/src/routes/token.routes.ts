@@ -4,7 +4,6 @@ import { readTokenRequest, type TokenRequestError } from '../domain/token-reques
 import type { TokenGuard } from '../guard/token-guard.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientRegistry } from '../store/client-registry.js';
-import { closeBlockedConnections } from './blocked-ips.js';
 
 export const TOKEN_PATH = '/oauth2/token';
 /** A token request is a few parameters; anything larger is not one. */
@@ -22,7 +21,6 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
   // Any body arrives as text; readTokenRequest judges its media type, as RFC 6749 wants (400, not 415).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => done(null, body));
-  closeBlockedConnections(app, guard);
   app.addHook('onRequest', async (request) => {
     if (await guard.admit(request.ip)) return;
     throw new HttpProblem({

@@ -1,0 +1,74 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueName, waitFor } from '@rm/testkit';
+import { basic, BASE, createClient, dropDatabase, FORM, freshIp, startGateway, TEST_LIMITS, type GatewayHarness } from './helpers.js';
+
+const RATE = Number(TEST_LIMITS.TOKEN_RATE_LIMIT);
+const FAILURES = Number(TEST_LIMITS.LOGIN_FAILURE_LIMIT);
+const database = uniqueName('gateway_guard');
+let one: GatewayHarness;
+let two: GatewayHarness;
+let untrusting: GatewayHarness | undefined;
+let client: { clientId: string; secret: string };
+
+// Two replicas of one gateway: same database, same NATS, nothing shared in memory.
+beforeAll(async () => {
+  one = await startGateway({ MONGO_DB: database });
+  two = await startGateway({ MONGO_DB: database });
+  client = await createClient(one.registry);
+});
+
+afterAll(async () => {
+  for (const gateway of [one, two, untrusting]) await gateway?.close();
+  await dropDatabase(database);
+});
+
+/** A cheap token request (400: no grant_type) unless the rate limit answers first. */
+function unauthenticatedRequest(gateway: GatewayHarness, ip: string): Promise<Response> {
+  return gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: FORM, body: 'scope=' });
+}
+
+function wrongLogin(gateway: GatewayHarness, ip: string): Promise<Response> {
+  return gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: { ...FORM, Authorization: basic(client.clientId, 'wrong') }, body: 'grant_type=client_credentials' });
+}
+
+describe('token endpoint protection across two replicas', () => {
+  it('accepts at most the rate limit per second from one IP, whichever replica answers; the rest get 429 with Retry-After', async () => {
+    const ip = freshIp();
+    const responses = await Promise.all(Array.from({ length: RATE + 8 }, (_, index) => unauthenticatedRequest(index % 2 === 0 ? one : two, ip)));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 400)).toHaveLength(RATE);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(8);
+    const limited = responses.find((response) => response.status === 429)!;
+    expect(limited.headers.get('retry-after')).toBe('1');
+    expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+
+    // another IP is not affected, and the IP itself is served again a second later
+    expect((await unauthenticatedRequest(two, freshIp())).status).toBe(400);
+    await sleep(1_100);
+    expect((await unauthenticatedRequest(one, ip)).status).toBe(400);
+  });
+
+  it('blocks an IP that keeps failing to log in on every replica: its connections are closed', async () => {
+    const ip = freshIp();
+    for (let attempt = 1; attempt < FAILURES; attempt += 1) expect((await wrongLogin(attempt % 2 === 0 ? one : two, ip)).status).toBe(401);
+    // the failure that reaches the limit is still answered, and blocks
+    expect((await wrongLogin(one, ip)).status).toBe(401);
+
+    for (const gateway of [one, two]) {
+      await waitFor('the block to reach the replica', async () => (await gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: FORM, body: '' }).then(() => false, () => true)) || undefined);
+      // the right secret does not help, nor does the API
+      await expect(gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' })).rejects.toThrow();
+      await expect(gateway.fetch(`${BASE}/ping`, { ip })).rejects.toThrow();
+    }
+    // other addresses log in as before
+    expect((await one.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' })).status).toBe(200);
+  });
+
+  it('takes the client IP from X-Forwarded-For only from a trusted proxy', async () => {
+    untrusting = await startGateway({ MONGO_DB: database, TRUST_PROXY: '' });
+    // every request claims another address, but all come from 127.0.0.1, which is not trusted: one IP
+    const responses = await Promise.all(Array.from({ length: RATE + 2 }, () => unauthenticatedRequest(untrusting!, freshIp())));
+    expect(responses.filter((response) => response.status === 429)).toHaveLength(2);
+  });
+});
