@@ -1,0 +1,112 @@
+// npm run clients -- <command>: manages the gateway's tenants and OAuth clients in its database.
+// Also runs in the gateway's container: node services/gateway/dist/cli/clients.js <command>.
+import { parseArgs } from 'node:util';
+import { ConfigError, createLogger, readConfig } from '@rm/service-kit';
+import { connectMongo } from '@rm/store';
+import { DEFAULT_SECRET_HASH_COST } from '../domain/client-secret.js';
+import { ClientRegistryError, createClientRegistry, type ClientRegistry } from '../store/client-registry.js';
+
+const USAGE = `usage: npm run clients -- <command>
+  create-tenant <tenant>                  a tenant (1 to 64 letters, digits, _ or -)
+  create-client --tenant <t> [--id <id>]  a client of the tenant; prints its secret once
+  list [--tenant <t>]                     the clients, without secrets
+  rotate-secret <client-id>               a new secret (printed once); the old one stops working
+  disable <client-id> | enable <client-id>
+  ensure --tenant <t> --id <id>           the tenant and client exist, enabled, with the secret in
+                                          RM_CLIENT_SECRET (dev and demo seeding; idempotent)
+environment: MONGO_URL (required), MONGO_DB (default gateway), CLIENT_SECRET_HASH_COST (default ${DEFAULT_SECRET_HASH_COST})`;
+
+const config = (() => {
+  try {
+    return readConfig({
+      MONGO_URL: { type: 'url', protocols: ['mongodb:', 'mongodb+srv:'], required: true },
+      MONGO_DB: { type: 'string', default: 'gateway' },
+      CLIENT_SECRET_HASH_COST: { type: 'int', min: 10, max: 18, default: DEFAULT_SECRET_HASH_COST },
+      RM_CLIENT_SECRET: { type: 'secret', minLength: 16 },
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+})();
+
+const { positionals, values } = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: { tenant: { type: 'string' }, id: { type: 'string' }, help: { type: 'boolean' } } });
+  } catch (error) {
+    return fail(`${(error as Error).message}\n${USAGE}`);
+  }
+})();
+const [command, argument] = positionals;
+if (values.help === true || command === undefined) fail(USAGE, values.help === true ? 0 : 2);
+
+const logger = createLogger({ level: 'warn', name: 'gateway-clients' });
+const mongo = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB, logger, appName: 'gateway-clients', attempts: 3, retryDelayMs: 1_000 });
+try {
+  await run(createClientRegistry(mongo.db, { hashCost: config.CLIENT_SECRET_HASH_COST }));
+} catch (error) {
+  if (error instanceof ClientRegistryError) fail(error.message, 1);
+  throw error;
+} finally {
+  await mongo.client.close();
+}
+
+async function run(registry: ClientRegistry): Promise<void> {
+  switch (command) {
+    case 'create-tenant':
+      await registry.createTenant(required(argument, 'the tenant'));
+      console.log(`tenant ${argument} created`);
+      return;
+    case 'create-client': {
+      const created = await registry.createClient({ tenant: required(values.tenant, '--tenant'), ...(values.id === undefined ? {} : { clientId: values.id }) });
+      console.log(`client_id:     ${created.clientId}\nclient_secret: ${created.secret}\n(the secret is shown only now)`);
+      return;
+    }
+    case 'list':
+      for (const client of await registry.listClients(values.tenant)) {
+        console.log(`${client.clientId}\ttenant=${client.tenant}\t${client.disabled ? 'disabled' : 'enabled'}\tsecret set ${client.secretChangedAt.toISOString()}`);
+      }
+      return;
+    case 'rotate-secret': {
+      const secret = await registry.rotateSecret(required(argument, 'the client id'));
+      console.log(`client_secret: ${secret}\n(the secret is shown only now; the old one no longer works)`);
+      return;
+    }
+    case 'disable':
+    case 'enable':
+      await registry.setDisabled(required(argument, 'the client id'), command === 'disable');
+      console.log(`client ${argument} ${command}d`);
+      return;
+    case 'ensure':
+      await ensure(registry, required(values.tenant, '--tenant'), required(values.id, '--id'), required(config.RM_CLIENT_SECRET, 'RM_CLIENT_SECRET'));
+      console.log(`client ${values.id} of tenant ${values.tenant} is ready`);
+      return;
+    default:
+      fail(`unknown command '${command}'\n${USAGE}`);
+  }
+}
+
+async function ensure(registry: ClientRegistry, tenant: string, clientId: string, secret: string): Promise<void> {
+  await registry.createTenant(tenant).catch(ignoreExisting);
+  const existing = (await registry.listClients(tenant)).find((client) => client.clientId === clientId);
+  if (existing === undefined) {
+    await registry.createClient({ tenant, clientId, secret });
+    return;
+  }
+  await registry.rotateSecret(clientId, secret);
+  await registry.setDisabled(clientId, false);
+}
+
+function ignoreExisting(error: unknown): void {
+  if (!(error instanceof ClientRegistryError && error.message.includes('exists already'))) throw error;
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) fail(`${what} is required\n${USAGE}`);
+  return value;
+}
+
+function fail(message: string, code = 2): never {
+  (code === 0 ? console.log : console.error)(message);
+  process.exit(code);
+}

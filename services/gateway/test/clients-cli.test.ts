@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testServers, uniqueName } from '@rm/testkit';
+import { basic, dropDatabase, FORM, freshIp, startGateway, type GatewayHarness } from './helpers.js';
+
+// The built command, as `npm run clients` and the container run it.
+const CLI = fileURLToPath(new URL('../dist/cli/clients.js', import.meta.url));
+const database = uniqueName('gateway_cli');
+let gateway: GatewayHarness;
+
+beforeAll(async () => {
+  gateway = await startGateway({ MONGO_DB: database });
+});
+
+afterAll(async () => {
+  await gateway.close();
+  await dropDatabase(database);
+});
+
+async function clients(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', MONGO_URL: testServers().mongoUrl, MONGO_DB: database, CLIENT_SECRET_HASH_COST: '10', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
+    return { code, stdout, stderr };
+  }
+}
+
+async function tokenStatus(clientId: string, secret: string): Promise<number> {
+  const response = await gateway.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(clientId, secret) }, body: 'grant_type=client_credentials' });
+  return response.status;
+}
+
+describe('npm run clients', () => {
+  it('creates a tenant and a client whose secret, printed once, gets a token; lists, rotates, disables and enables it', async () => {
+    const tenant = uniqueName('acme');
+    expect((await clients(['create-tenant', tenant])).code).toBe(0);
+    const created = await clients(['create-client', '--tenant', tenant, '--id', `${tenant}-planner`]);
+    expect(created.code).toBe(0);
+    const secret = /client_secret: (\S+)/.exec(created.stdout)?.[1];
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await tokenStatus(`${tenant}-planner`, secret!)).toBe(200);
+
+    const listed = await clients(['list', '--tenant', tenant]);
+    expect(listed.stdout).toContain(`${tenant}-planner\ttenant=${tenant}\tenabled`);
+    expect(listed.stdout).not.toContain(secret);
+
+    const rotated = /client_secret: (\S+)/.exec((await clients(['rotate-secret', `${tenant}-planner`])).stdout)?.[1];
+    expect(rotated).toBeDefined();
+    expect(await tokenStatus(`${tenant}-planner`, secret!)).toBe(401);
+    expect(await tokenStatus(`${tenant}-planner`, rotated!)).toBe(200);
+
+    expect((await clients(['disable', `${tenant}-planner`])).code).toBe(0);
+    expect(await tokenStatus(`${tenant}-planner`, rotated!)).toBe(401);
+    expect((await clients(['enable', `${tenant}-planner`])).code).toBe(0);
+    expect(await tokenStatus(`${tenant}-planner`, rotated!)).toBe(200);
+  });
+
+  it('ensures a demo client idempotently with the secret from RM_CLIENT_SECRET', async () => {
+    const secret = 'demo-secret-0123456789';
+    for (let run = 0; run < 2; run += 1) {
+      const result = await clients(['ensure', '--tenant', 'demo_cli', '--id', 'demo-cli-client'], { RM_CLIENT_SECRET: secret });
+      expect(result.code).toBe(0);
+    }
+    expect(await tokenStatus('demo-cli-client', secret)).toBe(200);
+  });
+
+  it('names the mistake: a tenant id events cannot carry, an unknown tenant or client, an unknown command', async () => {
+    const badTenant = await clients(['create-tenant', 'acme.corp']);
+    expect(badTenant.code).toBe(1);
+    expect(badTenant.stderr).toContain('tenant ids are 1 to 64 letters, digits, _ or -');
+    expect((await clients(['create-client', '--tenant', 'no_such_tenant'])).stderr).toContain("there is no tenant 'no_such_tenant'");
+    expect((await clients(['disable', 'no-such-client'])).stderr).toContain("there is no client 'no-such-client'");
+    const unknown = await clients(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('usage: npm run clients');
+  });
+});
