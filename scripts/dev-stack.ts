@@ -1,15 +1,14 @@
 // npm start: the dev stack. Starts (or reuses, from MONGO_URL / NATS_URL) a MongoDB-compatible server
-// and nats-server, starts every built service with prefixed logs, waits until each is ready, prints
-// where to reach them, and stops everything it started on Ctrl-C.
-//
-// Until the gateway (token endpoint and JWKS) exists, a dev issuer signs the tokens the services
-// accept, and this script prints one for the demo tenant.
-import { spawn, type ChildProcess } from 'node:child_process';
+// and nats-server, starts every built service with prefixed logs behind the gateway, waits until each
+// is ready, seeds the demo tenant and client, prints how to get a token and call the API, and stops
+// everything it started on Ctrl-C.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestIssuer, describeServers, startRunServers } from '@rm/testkit';
+import { promisify } from 'node:util';
+import { describeServers, startRunServers } from '@rm/testkit';
 
 /** Fixed local ports, so that URLs stay the same from run to run. */
 const SERVICE_PORTS: Record<string, number> = {
@@ -21,7 +20,18 @@ const SERVICE_PORTS: Record<string, number> = {
   matching: 3005,
 };
 const BASE_PATH = '/resource-management/v1';
+const GATEWAY = `http://127.0.0.1:${SERVICE_PORTS.gateway}`;
 const DEMO_TENANT = process.env.RM_DEMO_TENANT ?? 'demo';
+const DEMO_CLIENT_ID = process.env.RM_DEMO_CLIENT_ID ?? 'demo-client';
+const DEMO_CLIENT_SECRET = process.env.RM_DEMO_CLIENT_SECRET ?? 'demo-secret-for-local-use-only';
+/** Where each service's paths go through the gateway (services/gateway/src/upstreams.ts). */
+const UPSTREAM_VARIABLES: Record<string, string> = {
+  employees: 'UPSTREAM_EMPLOYEES_URL',
+  'transport-resources': 'UPSTREAM_TRANSPORT_RESOURCES_URL',
+  'home-bases': 'UPSTREAM_HOME_BASES_URL',
+  deployments: 'UPSTREAM_DEPLOYMENTS_URL',
+  matching: 'UPSTREAM_MATCHING_URL',
+};
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -29,8 +39,6 @@ const root = join(import.meta.dirname, '..');
 const services = Object.keys(SERVICE_PORTS).filter((name) => existsSync(join(root, 'services', name, 'dist', 'main.js')));
 
 const servers = await startRunServers();
-const issuer = await createTestIssuer({ issuer: 'http://127.0.0.1/dev-issuer', audience: 'resource-management' });
-const jwks = await issuer.serveJwks();
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 
@@ -41,8 +49,8 @@ try {
   console.log(`dev stack: ${await describeServers(servers)}`);
   for (const name of services) children.set(name, startService(name));
   await Promise.all(services.map((name) => waitUntilReady(name)));
-  const token = await issuer.mint({ tenant: DEMO_TENANT, clientId: 'demo-client', expiresInSeconds: 12 * 3600 });
-  printWelcome(token);
+  await seedDemoClient();
+  printWelcome();
 } catch (error) {
   console.error(`dev stack: ${error instanceof Error ? error.message : String(error)}`);
   await stop(1);
@@ -60,10 +68,11 @@ function startService(name: string): ChildProcess {
       MONGO_URL: servers.mongoUrl,
       MONGO_DB: name.replaceAll('-', '_'),
       NATS_URL: servers.natsUrl,
-      AUTH_JWKS_URL: jwks.url,
-      AUTH_ISSUER: issuer.issuer,
-      AUTH_AUDIENCE: issuer.audience,
+      AUTH_JWKS_URL: `${GATEWAY}/.well-known/jwks.json`,
+      AUTH_ISSUER: GATEWAY,
+      AUTH_AUDIENCE: 'resource-management',
       CURSOR_SECRET: process.env.CURSOR_SECRET ?? 'dev-only-cursor-secret-never-use-in-production',
+      ...(name === 'gateway' ? gatewayVariables() : { TRUST_PROXY: '127.0.0.1' }),
     },
   });
   for (const stream of [child.stdout, child.stderr]) {
@@ -79,6 +88,22 @@ function startService(name: string): ChildProcess {
   return child;
 }
 
+/** The gateway forwards to every service this stack runs. */
+function gatewayVariables(): Record<string, string> {
+  const upstreams = services.filter((name) => name !== 'gateway').map((name) => [UPSTREAM_VARIABLES[name]!, `http://127.0.0.1:${SERVICE_PORTS[name]}`]);
+  return {
+    SIGNING_KEY_ENCRYPTION_KEY: process.env.SIGNING_KEY_ENCRYPTION_KEY ?? 'dev-only-signing-key-encryption-key-never-in-production',
+    ...Object.fromEntries(upstreams),
+  };
+}
+
+/** The demo tenant and client, with the id and secret of RM_DEMO_CLIENT_ID / RM_DEMO_CLIENT_SECRET. */
+async function seedDemoClient(): Promise<void> {
+  await promisify(execFile)(process.execPath, [join(root, 'services/gateway/dist/cli/clients.js'), 'ensure', '--tenant', DEMO_TENANT, '--id', DEMO_CLIENT_ID], {
+    env: { ...process.env, MONGO_URL: servers.mongoUrl, MONGO_DB: 'gateway', RM_CLIENT_SECRET: DEMO_CLIENT_SECRET },
+  });
+}
+
 async function waitUntilReady(name: string): Promise<void> {
   const url = `http://127.0.0.1:${SERVICE_PORTS[name]}/readyz`;
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -91,22 +116,26 @@ async function waitUntilReady(name: string): Promise<void> {
   throw new Error(`${name} was not ready within ${READY_TIMEOUT_MS / 1000} s (${url})`);
 }
 
-function printWelcome(token: string): void {
+function printWelcome(): void {
   const lines = ['', 'Resource management dev stack is up:'];
   for (const name of services) {
     const origin = `http://127.0.0.1:${SERVICE_PORTS[name]}`;
-    lines.push(`  ${name.padEnd(20)} ${origin}${BASE_PATH}   (${origin}/healthz, ${origin}/readyz)`);
+    lines.push(`  ${name.padEnd(20)} ${origin}   (${origin}/healthz, ${origin}/readyz)`);
   }
-  const first = services[0];
   lines.push(
     '',
-    `Until the gateway exists, a dev issuer signs tokens. One for tenant '${DEMO_TENANT}', valid 12 h:`,
-    `  export TOKEN=${token}`,
+    `Token URL:    ${GATEWAY}/oauth2/token`,
+    `API base URL: ${GATEWAY}${BASE_PATH}`,
+    `Demo client of tenant '${DEMO_TENANT}': ${DEMO_CLIENT_ID} / ${DEMO_CLIENT_SECRET}  (RM_DEMO_CLIENT_ID, RM_DEMO_CLIENT_SECRET)`,
+    '',
+    'Get a token, then call the API through the gateway:',
+    `  export TOKEN=$(curl -s -u '${DEMO_CLIENT_ID}:${DEMO_CLIENT_SECRET}' -d grant_type=client_credentials ${GATEWAY}/oauth2/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
+    `  curl -H "Authorization: Bearer $TOKEN" ${GATEWAY}${BASE_PATH}/ping`,
+    `  curl -H "Authorization: Bearer $TOKEN" ${GATEWAY}${BASE_PATH}/employee`,
+    '',
+    'Ctrl-C stops everything this started.',
+    '',
   );
-  if (first !== undefined) {
-    lines.push(`  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${SERVICE_PORTS[first]}${BASE_PATH}/ping`);
-  }
-  lines.push('', 'Ctrl-C stops everything this started.', '');
   console.log(lines.join('\n'));
 }
 
@@ -127,7 +156,6 @@ async function stop(exitCode: number): Promise<void> {
         }),
     ),
   );
-  await jwks.close();
   await servers.stop();
   process.exit(exitCode);
 }
