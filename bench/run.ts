@@ -4,12 +4,13 @@
 import { cpus } from 'node:os';
 import { describeServers, startRunServers } from '@rm/testkit';
 import { eventPathBench } from './event-path.bench.ts';
+import { gatewayBench } from './gateway.bench.ts';
 import { httpBench } from './http.bench.ts';
 import { openBenchContext, type Bench } from './lib/bench.ts';
 import { msSince } from './lib/stats.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, gatewayBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));

@@ -116,3 +116,23 @@ describe('createTokenVerifier with a remote key set', () => {
     await expect(verify(await issuer.mint({ tenant: 't1' }))).rejects.toBeInstanceOf(ServiceUnavailable);
   });
 });
+
+describe('createTokenVerifier remembering verified tokens', () => {
+  it('answers a verified token again without its key set, but never beyond its expiry, and never remembers a refusal', async () => {
+    const issuer = await createTestIssuer();
+    const jwks = await issuer.serveJwks();
+    const verify = createTokenVerifier({ jwksUrl: jwks.url, issuer: issuer.issuer, audience: issuer.audience, clockToleranceSeconds: 0 });
+    const token = await issuer.mint({ tenant: 't1', expiresInSeconds: 2 });
+    await expect(verify(token)).resolves.toEqual({ tenant: 't1', clientId: 'test-client' });
+    // The key set is gone: only the remembered verification can answer.
+    await jwks.close();
+    await expect(verify(token)).resolves.toEqual({ tenant: 't1', clientId: 'test-client' });
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await expect(verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+
+    const offline = createTokenVerifier({ jwks: issuer.jwks, issuer: issuer.issuer, audience: 'someone-else' });
+    const refused = await issuer.mint({ tenant: 't1' });
+    await expect(offline(refused)).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(offline(refused)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+});

@@ -1,0 +1,192 @@
+// Gateway: what the gateway adds to a call (its token check, routing, forwarding over pooled
+// connections, the owner's answer streamed back), against the same call made directly to the
+// service; and token issuance per second next to the secret hash it is built around.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { findFreePort } from '@rm/testkit';
+import { DEFAULT_SECRET_HASH_COST, hashClientSecret, verifyClientSecret } from '../services/gateway/dist/domain/client-secret.js';
+import { createClientRegistry } from '../services/gateway/dist/store/client-registry.js';
+import type { Bench, BenchContext } from './lib/bench.ts';
+import { employeeFields } from './lib/employee-fixture.ts';
+import { printTable, type ReportRow } from './lib/report.ts';
+import { measureSeries, warmUp, type SeriesResult } from './lib/series.ts';
+import { percentile, sortedAscending } from './lib/stats.ts';
+
+const BASE = '/resource-management/v1';
+const ISSUER = 'http://127.0.0.1/bench-gateway';
+const TENANT = 'bench';
+const READS = { 1: 1_000, 32: 3_000 } as const;
+const TOKENS = 120;
+const TOKEN_IN_FLIGHT = [1, 4];
+const ROOT = join(import.meta.dirname, '..');
+
+export const gatewayBench: Bench = {
+  name: 'gateway',
+  async run(context) {
+    const gatewayPort = await findFreePort();
+    const employeesPort = await findFreePort();
+    const gatewayDb = context.database('bench_gateway');
+    const common = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', MONGO_URL: process.env.MONGO_URL!, NATS_URL: process.env.NATS_URL!, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: 'resource-management' };
+    // Separate processes, as deployed: the bench's client does not share their event loops.
+    const gateway = startProcess('gateway', {
+      ...common,
+      PORT: String(gatewayPort),
+      MONGO_DB: gatewayDb.databaseName,
+      SIGNING_KEY_ENCRYPTION_KEY: 'bench-only-signing-key-encryption-key-0123456789',
+      UPSTREAM_EMPLOYEES_URL: `http://127.0.0.1:${employeesPort}`,
+      // the bench is one IP asking for many tokens, and some with wrong secrets on purpose
+      TOKEN_RATE_LIMIT: '100000',
+      LOGIN_FAILURE_LIMIT: '10000',
+    });
+    const employees = startProcess('employees', {
+      ...common,
+      PORT: String(employeesPort),
+      MONGO_DB: context.database('bench_gw_employees').databaseName,
+      AUTH_JWKS_URL: `http://127.0.0.1:${gatewayPort}/.well-known/jwks.json`,
+      CURSOR_SECRET: 'bench-only-cursor-secret-0123456789abcdef',
+      TRUST_PROXY: '127.0.0.1',
+    });
+    const toGateway = new Pool(`http://127.0.0.1:${gatewayPort}`, { connections: 64 });
+    const toEmployees = new Pool(`http://127.0.0.1:${employeesPort}`, { connections: 64 });
+    try {
+      await Promise.all([waitUntilReady(gateway, toGateway), waitUntilReady(employees, toEmployees)]);
+      const registry = createClientRegistry(gatewayDb);
+      await registry.createTenant(TENANT);
+      const client = await registry.createClient({ tenant: TENANT });
+      const token = await issueToken(toGateway, client.clientId, client.secret);
+      await putEmployee(toEmployees, token);
+
+      const rows: ReportRow[] = [];
+      await compareReads(context, { toGateway, toEmployees, token }, rows);
+      printTable('Gateway: authenticated GET /employee/{id} through the gateway vs directly to the service (both verify the token)', rows);
+      printAddedLatency(rows);
+
+      const tokenRows: ReportRow[] = [];
+      await compareTokens(context, { toGateway, clientId: client.clientId, secret: client.secret }, tokenRows);
+      printTable(`Token issuance (scrypt N = 2^${DEFAULT_SECRET_HASH_COST}, r = 8, p = 1) vs the secret check alone; failed logins vs each other`, tokenRows);
+    } finally {
+      await toGateway.close();
+      await toEmployees.close();
+      await Promise.all([stopProcess(gateway), stopProcess(employees)]);
+    }
+  },
+};
+
+interface Targets {
+  toGateway: Pool;
+  toEmployees: Pool;
+  token: string;
+}
+
+async function compareReads(context: BenchContext, { toGateway, toEmployees, token }: Targets, rows: ReportRow[]): Promise<void> {
+  const read = (pool: Pool) => async () => {
+    const { statusCode, body } = await pool.request({ method: 'GET', path: `${BASE}/employee/e-1`, headers: { authorization: `Bearer ${token}` } });
+    await body.dump();
+    if (statusCode !== 200) throw new Error(`GET answered ${statusCode}`);
+  };
+  await warmUp({ ops: 200, concurrency: 8, operation: read(toEmployees) });
+  await warmUp({ ops: 200, concurrency: 8, operation: read(toGateway) });
+  for (const concurrency of [1, 32] as const) {
+    const ops = READS[concurrency];
+    const baseline = await measureSeries(context.probe, { label: 'GET directly to employees', ops, concurrency, operation: read(toEmployees) });
+    const result = await measureSeries(context.probe, { label: 'GET through the gateway', ops, concurrency, operation: read(toGateway) });
+    rows.push({ result: baseline }, { result, baseline });
+  }
+}
+
+function printAddedLatency(rows: ReportRow[]): void {
+  for (const { result, baseline } of rows) {
+    if (baseline === undefined) continue;
+    const added = p50(result) - p50(baseline);
+    console.log(`\n${result.label}, ${result.concurrency} in flight: p50 +${added.toFixed(2)} ms over the direct call`);
+  }
+}
+
+async function compareTokens(context: BenchContext, { toGateway, clientId, secret }: { toGateway: Pool; clientId: string; secret: string }, rows: ReportRow[]): Promise<void> {
+  const stored = await hashClientSecret(secret);
+  const check = async () => {
+    if (!(await verifyClientSecret(secret, stored))) throw new Error('the secret did not verify');
+  };
+  const login = (id: string, password: string, expected: number) => async () => {
+    const { status } = await tokenRequest(toGateway, id, password);
+    if (status !== expected) throw new Error(`token request answered ${status}`);
+  };
+  await warmUp({ ops: 10, operation: login(clientId, secret, 200) });
+  for (const concurrency of TOKEN_IN_FLIGHT) {
+    const baseline = await measureSeries(context.probe, { label: 'verifyClientSecret() alone', ops: TOKENS, concurrency, operation: check });
+    const result = await measureSeries(context.probe, { label: 'POST /oauth2/token', ops: TOKENS, concurrency, operation: login(clientId, secret, 200) });
+    rows.push({ result: baseline }, { result, baseline });
+  }
+  // The same answer must take the same time whether or not the client exists.
+  const wrongSecret = await measureSeries(context.probe, { label: 'wrong secret of a known client (401)', ops: TOKENS / 2, operation: login(clientId, 'wrong', 401) });
+  const unknownClient = await measureSeries(context.probe, { label: 'unknown client (401)', ops: TOKENS / 2, operation: login('no-such-client', 'wrong', 401) });
+  rows.push({ result: wrongSecret }, { result: unknownClient, baseline: wrongSecret });
+}
+
+/** A token request by HTTP Basic: its status, and the token when there is one. */
+async function tokenRequest(pool: Pool, clientId: string, secret: string): Promise<{ status: number; token?: string }> {
+  const { statusCode, body } = await pool.request({
+    method: 'POST',
+    path: '/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+    body: 'grant_type=client_credentials',
+  });
+  const answer = (await body.json()) as { access_token?: string };
+  return { status: statusCode, ...(answer.access_token === undefined ? {} : { token: answer.access_token }) };
+}
+
+async function issueToken(pool: Pool, clientId: string, secret: string): Promise<string> {
+  const { status, token } = await tokenRequest(pool, clientId, secret);
+  if (token === undefined) throw new Error(`token request answered ${status}`);
+  return token;
+}
+
+async function putEmployee(pool: Pool, token: string): Promise<void> {
+  const { statusCode, body } = await pool.request({
+    method: 'PUT',
+    path: `${BASE}/employee/e-1`,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(employeeFields(1)),
+  });
+  await body.dump();
+  if (statusCode !== 201) throw new Error(`PUT answered ${statusCode}`);
+}
+
+interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+function startProcess(name: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean).slice(-20));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return { name, child, output };
+}
+
+async function waitUntilReady(service: ServiceProcess, pool: Pool): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null) throw new Error(`${service.name} exited: ${service.output.slice(-5).join('\n')}`);
+    const status = await pool.request({ method: 'GET', path: '/readyz' }).then(async ({ statusCode, body }) => (await body.dump(), statusCode), () => 0);
+    if (status === 200) return;
+    await sleep(200);
+  }
+  throw new Error(`${service.name} was not ready within 60 s: ${service.output.slice(-5).join('\n')}`);
+}
+
+async function stopProcess({ child }: ServiceProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+function p50(result: SeriesResult): number {
+  return percentile(sortedAscending(result.latenciesMs), 50);
+}
