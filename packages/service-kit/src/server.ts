@@ -9,6 +9,7 @@ import { createClientErrorHandler, refuseHostlessAndClosingRequests } from './fr
 import type { ReadinessCheck } from './health.js';
 import { acceptStrictJsonBodies } from './json-body.js';
 import { createProblemReplier, sendProblem } from './problem-reply.js';
+import { createOpenApiCollector } from './openapi.js';
 import { createRouteIndex } from './route-index.js';
 
 declare module 'fastify' {
@@ -45,6 +46,9 @@ export interface ServiceOptions {
   /** Runs first on every request, before authentication (the gateway closes blocked IPs' connections). */
   onRequest?: onRequestAsyncHookHandler;
 }
+
+/** Where a service lists its API routes as OpenAPI path items (no token: it is what the docs show anyway). */
+export const OPENAPI_PATHS_URL = '/openapi-paths.json';
 
 const REQUEST_ID = /^[A-Za-z0-9._~:/+=@-]{1,128}$/;
 /** Business ids in paths may be 512 characters; longer ones get a 400 from the schema, not a 404. */
@@ -104,6 +108,8 @@ export function createService({
   app.setErrorHandler(replyWithProblem);
   const routeIndex = createRouteIndex({ maxParamLength: MAX_PARAM_LENGTH });
   app.addHook('onRoute', routeIndex.record);
+  const openApi = createOpenApiCollector(basePath);
+  app.addHook('onRoute', openApi.record);
   app.setNotFoundHandler(async (request) => {
     const path = request.url.split('?')[0];
     const allowed = routeIndex.allowedMethods(request.url);
@@ -130,6 +136,8 @@ export function createService({
   });
 
   app.get('/healthz', { schema: { response: { 200: statusSchema } } }, async () => ({ status: 'ok' }));
+  // This service's part of the v1 API document; the gateway merges every owner's part into one.
+  app.get(OPENAPI_PATHS_URL, async () => ({ paths: openApi.paths() }));
 
   const checks = Object.entries(readiness);
   app.get('/readyz', { schema: { response: { 200: readySchema, 503: notReadySchema } } }, async (request, reply) => {

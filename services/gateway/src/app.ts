@@ -2,14 +2,19 @@ import { ConfigError, createTokenVerifier } from '@rm/service-kit';
 import { defineService } from '@rm/runtime';
 import { gatewayConfigSpec } from './config.js';
 import { startTokenGuard } from './guard/token-guard.js';
+import { createApiDocument } from './openapi/api-document.js';
 import { createKeyRing } from './keys/key-ring.js';
 import { closeBlockedConnections } from './routes/blocked-ips.js';
 import { proxyRoutes } from './routes/proxy.routes.js';
-import { tokenRoutes } from './routes/token.routes.js';
+import { docsRoutes } from './routes/docs.routes.js';
+import { TOKEN_PATH, tokenRoutes } from './routes/token.routes.js';
 import { wellKnownRoutes } from './routes/well-known.routes.js';
 import { createClientRegistry } from './store/client-registry.js';
 import { createSigningKeyStore } from './store/signing-key-store.js';
 import { closeUpstreams, createUpstreams } from './upstreams.js';
+
+/** An owner's part of the API document is asked for again after this long. */
+const API_DOCUMENT_REFRESH_MS = 30_000;
 
 /**
  * The gateway: the token endpoint and its keys, its clients and tenants, and the unified v1 API
@@ -50,11 +55,20 @@ export const gatewayService = defineService({
     });
     const upstreams = createUpstreams(config, { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
     const registry = createClientRegistry(db);
+    const apiDocument = createApiDocument({
+      upstreams,
+      basePath: config.PUBLIC_BASE_PATH,
+      tokenPath: TOKEN_PATH,
+      refreshMs: API_DOCUMENT_REFRESH_MS,
+      timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000),
+      logger,
+    });
     return {
       verifyToken: createTokenVerifier({ getKey: keyRing.getKey, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE }),
       publicRoutes: async (app) => {
         await app.register(tokenRoutes, { registry, keyRing, guard });
         await app.register(wellKnownRoutes, { keyRing, issuer: config.AUTH_ISSUER });
+        await app.register(docsRoutes, { apiDocument, basePath: config.PUBLIC_BASE_PATH });
       },
       routes: async (api) => {
         await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES });

@@ -161,6 +161,46 @@ describe('the unified API', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });
 
+  it('serves one OpenAPI 3.1 document of the owners that answer, without a token, naming the token URL', async () => {
+    const response = await gateway.fetch(`${BASE}/openapi.json`, { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.com' } });
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      openapi: string;
+      servers: { url: string }[];
+      security: unknown;
+      components: { securitySchemes: Record<string, unknown> };
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> }; parameters?: { name: string; in: string }[]; responses: Record<string, unknown> }>>;
+    };
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers).toEqual([{ url: `https://api.example.com${BASE}` }]);
+    expect(document.security).toEqual([{ clientCredentials: [] }]);
+    expect(document.components.securitySchemes.clientCredentials).toEqual({
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: 'https://api.example.com/oauth2/token', scopes: {} } },
+    });
+    // the employees service's routes, with the contract schemas they validate with
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/employee', '/employee/{employee_id}', '/ping']));
+    const put = document.paths['/employee/{employee_id}']!.put!;
+    expect(put.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'employee_id', in: 'path' })]));
+    expect(put.requestBody!.content['application/json']!.schema.properties).toHaveProperty('start_location');
+    expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '412']));
+    // the silent transport-resources service has never answered: its paths are left out
+    expect(Object.keys(document.paths).some((path) => path.startsWith('/transport-resource'))).toBe(false);
+  });
+
+  it('serves the docs page and its assets itself, so that it works offline', async () => {
+    const page = await gateway.fetch('/docs');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/docs/swagger-ui-bundle.js');
+    expect(html).toContain(`${BASE}/openapi.json`);
+    const bundle = await gateway.fetch('/docs/swagger-ui-bundle.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
+    expect((await gateway.fetch('/docs/nothing.js')).status).toBe(404);
+  });
+
   it('answers 504 when the owner does not answer in time', async () => {
     const response = await call('/transport-resource', tokenA);
     expect(response.status).toBe(504);

@@ -1,0 +1,83 @@
+import { STATUS_CODES } from 'node:http';
+import type { RouteOptions } from 'fastify';
+
+/** OpenAPI 3.1 path items by path relative to the base path (`/employee/{employee_id}`). */
+export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
+
+export interface OpenApiOperation {
+  parameters?: OpenApiParameter[];
+  requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+}
+
+interface OpenApiParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  schema: unknown;
+}
+
+interface ObjectSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+
+/** Where a part of the request goes in OpenAPI. */
+const PARAMETER_PARTS = [
+  ['params', 'path'],
+  ['querystring', 'query'],
+  ['headers', 'header'],
+] as const;
+
+/**
+ * Collects the service's API routes (those under the base path) with their schemas as OpenAPI path
+ * items: the service's part of the one document the gateway serves. Schemas are the contracts'
+ * JSON Schemas as the routes validate with them.
+ */
+export function createOpenApiCollector(basePath: string) {
+  const paths: OpenApiPaths = {};
+  return {
+    /** An `onRoute` hook. */
+    record(route: RouteOptions): void {
+      if (!route.url.startsWith(`${basePath}/`) || route.url.includes('*')) return;
+      const path = route.url.slice(basePath.length).replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      for (const method of [route.method].flat()) {
+        if (method === 'HEAD') continue;
+        (paths[path] ??= {})[method.toLowerCase()] = operation(route.schema ?? {});
+      }
+    },
+    paths: (): OpenApiPaths => paths,
+  };
+}
+
+function operation(schema: NonNullable<RouteOptions['schema']>): OpenApiOperation {
+  const parts = schema as Record<string, unknown>;
+  const parameters = PARAMETER_PARTS.flatMap(([part, location]) => parametersOf(parts[part] as ObjectSchema | undefined, location));
+  const responses = Object.fromEntries(
+    Object.entries((parts.response ?? {}) as Record<string, unknown>).map(([status, body]) => [status, response(Number(status), body)]),
+  );
+  return {
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(parts.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: plain(parts.body) } } } }),
+    responses: { ...responses, 401: { description: 'No valid bearer token; see WWW-Authenticate' } },
+  };
+}
+
+function parametersOf(schema: ObjectSchema | undefined, location: OpenApiParameter['in']): OpenApiParameter[] {
+  return Object.entries(schema?.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === 'path' || (schema?.required ?? []).includes(name),
+    schema: plain(property),
+  }));
+}
+
+function response(status: number, body: unknown) {
+  const mediaType = status >= 400 ? 'application/problem+json' : (body as { type?: unknown }).type === 'string' ? 'text/plain' : 'application/json';
+  return { description: STATUS_CODES[status] ?? String(status), content: { [mediaType]: { schema: plain(body) } } };
+}
+
+/** The schema as JSON has it (TypeBox marks its schemas with symbol keys). */
+function plain(schema: unknown): unknown {
+  return JSON.parse(JSON.stringify(schema)) as unknown;
+}

@@ -1,0 +1,83 @@
+import { OPENAPI_PATHS_URL, type Logger, type OpenApiPaths } from '@rm/service-kit';
+import type { Upstream } from '../upstreams.js';
+
+export interface ApiDocumentOptions {
+  upstreams: readonly Upstream[];
+  basePath: string;
+  tokenPath: string;
+  /** How long an owner's part is used before it is asked again. */
+  refreshMs: number;
+  timeoutMs: number;
+  logger: Logger;
+}
+
+interface Part {
+  paths: OpenApiPaths;
+  fetchedAt: number;
+}
+
+/**
+ * The one OpenAPI 3.1 document of the v1 API: each owner's routes (with their contract schemas), as
+ * the owner lists them at OPENAPI_PATHS_URL, under the `clientCredentials` security scheme. An
+ * owner that has never answered is left out, and its paths appear once it does; one that stops
+ * answering keeps the part it gave last.
+ */
+export function createApiDocument({ upstreams, basePath, tokenPath, refreshMs, timeoutMs, logger }: ApiDocumentOptions) {
+  const parts = new Map<string, Part>();
+  const inFlight = new Map<string, Promise<void>>();
+
+  async function fetchPart(upstream: Upstream): Promise<void> {
+    try {
+      const { statusCode, body } = await upstream.pool.request({ method: 'GET', path: OPENAPI_PATHS_URL, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      if (statusCode !== 200) {
+        await body.dump();
+        throw new Error(`answered ${statusCode}`);
+      }
+      const { paths } = (await body.json()) as { paths: OpenApiPaths };
+      parts.set(upstream.service, { paths: ownedPaths(upstream, paths), fetchedAt: Date.now() });
+    } catch (error) {
+      logger.warn({ err: error, service: upstream.service }, 'the API description of a service could not be read; its last one is used');
+    }
+  }
+
+  function refreshed(upstream: Upstream): Promise<void> {
+    const part = parts.get(upstream.service);
+    if (part !== undefined && Date.now() - part.fetchedAt < refreshMs) return Promise.resolve();
+    let pending = inFlight.get(upstream.service);
+    if (pending === undefined) {
+      pending = fetchPart(upstream).finally(() => inFlight.delete(upstream.service));
+      inFlight.set(upstream.service, pending);
+    }
+    return pending;
+  }
+
+  return {
+    /** The document as a caller reaching the gateway at `origin` uses it. */
+    async document(origin: string): Promise<Record<string, unknown>> {
+      await Promise.all(upstreams.map(refreshed));
+      const merged: OpenApiPaths = {};
+      for (const upstream of upstreams) Object.assign(merged, parts.get(upstream.service)?.paths);
+      return {
+        openapi: '3.1.0',
+        info: {
+          title: 'Resource Management Service Interface (Resources API)',
+          version: '1.30.1',
+          description: 'Every operation needs a bearer token from the token URL (OAuth 2.0 client credentials).',
+        },
+        servers: [{ url: `${origin}${basePath}` }],
+        security: [{ clientCredentials: [] }],
+        components: {
+          securitySchemes: { clientCredentials: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${origin}${tokenPath}`, scopes: {} } } } },
+        },
+        paths: Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b))),
+      };
+    },
+  };
+}
+
+/** Only what the owner owns (and `/ping`, which every service answers): a service cannot describe another's paths. */
+function ownedPaths(upstream: Upstream, paths: OpenApiPaths): OpenApiPaths {
+  return Object.fromEntries(
+    Object.entries(paths).filter(([path]) => path === '/ping' || upstream.paths.some((owned) => path === owned || path.startsWith(`${owned}/`))),
+  );
+}
