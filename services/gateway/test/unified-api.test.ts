@@ -15,6 +15,7 @@ const EMPLOYEE = {
 };
 
 let gateway: GatewayHarness;
+let employeesPort: number;
 let employees: Awaited<ReturnType<typeof startService>> | undefined;
 let employeesDb: string;
 let silentUpstream: Server;
@@ -22,7 +23,7 @@ let tokenA: string;
 let tokenB: string;
 
 beforeAll(async () => {
-  const employeesPort = await findFreePort();
+  employeesPort = await findFreePort();
   silentUpstream = createServer(() => undefined);
   await new Promise<void>((resolve) => silentUpstream.listen(0, '127.0.0.1', resolve));
   gateway = await startGateway({
@@ -153,6 +154,21 @@ describe('the unified API', () => {
     const response = await call('/employee/big', tokenA, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: `{"x":"${'a'.repeat(1_100_000)}"}` });
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('answers a header flood with 431 problem+json', async () => {
+    const flood = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`x-flood-${index}`, 'x'.repeat(1_000)]));
+    const response = await call('/employee', tokenA, { headers: flood });
+    expect(response.status).toBe(431);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('grants nothing past the gateway: the owner verifies the token itself', async () => {
+    const foreign = await (await createTestIssuer({ issuer: ISSUER, audience: AUDIENCE })).mint({ tenant: 'acme' });
+    const direct = await fetch(`http://127.0.0.1:${employeesPort}${BASE}/employee`, { headers: { Authorization: `Bearer ${foreign}` } });
+    expect(direct.status).toBe(401);
+    const withGatewayToken = await fetch(`http://127.0.0.1:${employeesPort}${BASE}/employee`, { headers: { Authorization: `Bearer ${tokenA}` } });
+    expect(withGatewayToken.status).toBe(200);
   });
 
   it('answers a path nobody owns with 404 problem+json', async () => {
