@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { describeServers, startRunServers } from '@rm/testkit';
+import { PATH_OWNERS } from '../services/gateway/dist/upstreams.js';
 
 /** Fixed local ports, so that URLs stay the same from run to run. */
 const SERVICE_PORTS: Record<string, number> = {
@@ -24,14 +25,6 @@ const GATEWAY = `http://127.0.0.1:${SERVICE_PORTS.gateway}`;
 const DEMO_TENANT = process.env.RM_DEMO_TENANT ?? 'demo';
 const DEMO_CLIENT_ID = process.env.RM_DEMO_CLIENT_ID ?? 'demo-client';
 const DEMO_CLIENT_SECRET = process.env.RM_DEMO_CLIENT_SECRET ?? 'demo-secret-for-local-use-only';
-/** Where each service's paths go through the gateway (services/gateway/src/upstreams.ts). */
-const UPSTREAM_VARIABLES: Record<string, string> = {
-  employees: 'UPSTREAM_EMPLOYEES_URL',
-  'transport-resources': 'UPSTREAM_TRANSPORT_RESOURCES_URL',
-  'home-bases': 'UPSTREAM_HOME_BASES_URL',
-  deployments: 'UPSTREAM_DEPLOYMENTS_URL',
-  matching: 'UPSTREAM_MATCHING_URL',
-};
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -90,7 +83,7 @@ function startService(name: string): ChildProcess {
 
 /** The gateway forwards to every service this stack runs. */
 function gatewayVariables(): Record<string, string> {
-  const upstreams = services.filter((name) => name !== 'gateway').map((name) => [UPSTREAM_VARIABLES[name]!, `http://127.0.0.1:${SERVICE_PORTS[name]}`]);
+  const upstreams = PATH_OWNERS.filter(({ service }) => services.includes(service)).map(({ service, variable }) => [variable, `http://127.0.0.1:${SERVICE_PORTS[service]}`]);
   return {
     SIGNING_KEY_ENCRYPTION_KEY: process.env.SIGNING_KEY_ENCRYPTION_KEY ?? 'dev-only-signing-key-encryption-key-never-in-production',
     ...Object.fromEntries(upstreams),

@@ -41,7 +41,7 @@ export interface RunningService<Collections, Spec extends ConfigSpec> {
   store: Store;
   collections: Collections;
   config: ServiceConfig<Spec>;
-  /** The graceful shutdown: HTTP, consumers, maintenance, relay, NATS (drained), MongoDB, in that order. */
+  /** The graceful shutdown: HTTP, the extension's stop, consumers, maintenance, relay, NATS (drained), MongoDB, in that order. */
   stop(reason?: string): Promise<ShutdownOutcome>;
 }
 

@@ -1,10 +1,10 @@
-import { ConfigError, createTokenVerifier } from '@rm/service-kit';
+import { ConfigError, createTokenVerifier, type Logger } from '@rm/service-kit';
 import { defineService } from '@rm/runtime';
 import { gatewayConfigSpec } from './config.js';
 import { startTokenGuard } from './guard/token-guard.js';
 import { createApiDocument } from './openapi/api-document.js';
-import { createKeyRing } from './keys/key-ring.js';
-import { closeBlockedConnections } from './routes/blocked-ips.js';
+import { createKeyRing, SIGNING_ALGORITHM } from './keys/key-ring.js';
+import { closeBlockedConnections } from './guard/close-blocked-connections.js';
 import { proxyRoutes } from './routes/proxy.routes.js';
 import { docsRoutes } from './routes/docs.routes.js';
 import { TOKEN_PATH, tokenRoutes } from './routes/token.routes.js';
@@ -12,6 +12,27 @@ import { wellKnownRoutes } from './routes/well-known.routes.js';
 import { createClientRegistry } from './store/client-registry.js';
 import { createSigningKeyStore } from './store/signing-key-store.js';
 import { closeUpstreams, createUpstreams } from './upstreams.js';
+
+/** jose's remote key sets, in every service, fetch again for an unknown kid at most this often. */
+const VERIFIER_REFETCH_COOLDOWN_MS = 30_000;
+
+/**
+ * A key must reach every replica (SIGNING_KEY_REFRESH_MS) and every verifier (the cooldown) before
+ * it signs. Too short a lead for the verifiers only warns: tests and demos rotate in seconds.
+ */
+function checkKeyTiming(config: { SIGNING_KEY_PUBLISH_LEAD_MS: number; SIGNING_KEY_REFRESH_MS: number; SIGNING_KEY_ROTATION_MS: number }, logger: Logger): void {
+  const problems = [];
+  if (config.SIGNING_KEY_PUBLISH_LEAD_MS < 2 * config.SIGNING_KEY_REFRESH_MS) {
+    problems.push('SIGNING_KEY_PUBLISH_LEAD_MS must be at least twice SIGNING_KEY_REFRESH_MS, so that every replica knows a key before it signs');
+  }
+  if (config.SIGNING_KEY_ROTATION_MS <= config.SIGNING_KEY_PUBLISH_LEAD_MS) {
+    problems.push('SIGNING_KEY_ROTATION_MS must be longer than SIGNING_KEY_PUBLISH_LEAD_MS');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (config.SIGNING_KEY_PUBLISH_LEAD_MS < config.SIGNING_KEY_REFRESH_MS + VERIFIER_REFETCH_COOLDOWN_MS) {
+    logger.warn('SIGNING_KEY_PUBLISH_LEAD_MS is shorter than SIGNING_KEY_REFRESH_MS + 30 s: a service may meet a new key before it fetches the key set again');
+  }
+}
 
 /** An owner's part of the API document is asked for again after this long. */
 const API_DOCUMENT_REFRESH_MS = 30_000;
@@ -27,9 +48,7 @@ export const gatewayService = defineService({
   config: gatewayConfigSpec,
   collections: () => ({}),
   async extend({ config, db, js, jsm, logger }) {
-    if (config.SIGNING_KEY_PUBLISH_LEAD_MS < 2 * config.SIGNING_KEY_REFRESH_MS) {
-      throw new ConfigError(['SIGNING_KEY_PUBLISH_LEAD_MS must be at least twice SIGNING_KEY_REFRESH_MS, so that every replica knows a key before it signs']);
-    }
+    checkKeyTiming(config, logger);
     const keyRing = createKeyRing({
       store: createSigningKeyStore(db, config.SIGNING_KEY_ENCRYPTION_KEY),
       policy: { rotationMs: config.SIGNING_KEY_ROTATION_MS, publishLeadMs: config.SIGNING_KEY_PUBLISH_LEAD_MS },
@@ -52,9 +71,12 @@ export const gatewayService = defineService({
         failureWindowMs: config.LOGIN_FAILURE_WINDOW_MS,
         blockMs: config.LOGIN_BLOCK_MS,
       },
+    }).catch(async (error: unknown) => {
+      await keyRing.stop();
+      throw error;
     });
     const upstreams = createUpstreams(config, { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
-    const registry = createClientRegistry(db);
+    const registry = createClientRegistry(db, { hashCost: config.CLIENT_SECRET_HASH_COST });
     const apiDocument = createApiDocument({
       upstreams,
       basePath: config.PUBLIC_BASE_PATH,
@@ -64,7 +86,8 @@ export const gatewayService = defineService({
       logger,
     });
     return {
-      verifyToken: createTokenVerifier({ getKey: keyRing.getKey, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE }),
+      verifyToken: createTokenVerifier({ getKey: keyRing.getKey, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, algorithms: [SIGNING_ALGORITHM] }),
+      readiness: { signingKeys: keyRing.readiness, blockedIps: guard.readiness },
       publicRoutes: async (app) => {
         await app.register(tokenRoutes, { registry, keyRing, guard });
         await app.register(wellKnownRoutes, { keyRing, issuer: config.AUTH_ISSUER });

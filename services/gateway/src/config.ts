@@ -1,4 +1,5 @@
 import type { ConfigSpec } from '@rm/service-kit';
+import { DEFAULT_SECRET_HASH_COST } from './domain/client-secret.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -23,6 +24,9 @@ export const gatewayConfigSpec = {
   /** How often a replica reloads the keys (and rotates when due); keep it well below the lead. */
   SIGNING_KEY_REFRESH_MS: { type: 'duration-ms', min: 50, default: 30_000 },
 
+  /** scrypt cost (log2 N) of client secrets: of new hashes, of the decoy an unknown client is checked against, and what older hashes are brought to at their next login. The clients command reads it too. */
+  CLIENT_SECRET_HASH_COST: { type: 'int', min: 10, max: 18, default: DEFAULT_SECRET_HASH_COST },
+
   /** Token requests accepted per source IP in any one second, across every replica (spec: 50); the rest get 429. */
   TOKEN_RATE_LIMIT: { type: 'int', min: 1, max: 100_000, default: 50 },
   /** Failed logins from one IP within LOGIN_FAILURE_WINDOW_MS that block it. */
@@ -36,7 +40,6 @@ export const gatewayConfigSpec = {
   UPSTREAM_TRANSPORT_RESOURCES_URL: { type: 'url', protocols: ['http:', 'https:'] },
   UPSTREAM_HOME_BASES_URL: { type: 'url', protocols: ['http:', 'https:'] },
   UPSTREAM_DEPLOYMENTS_URL: { type: 'url', protocols: ['http:', 'https:'] },
-  UPSTREAM_MATCHING_URL: { type: 'url', protocols: ['http:', 'https:'] },
   /** Longest wait for an upstream's answer, then for each part of its body: then 504. */
   UPSTREAM_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 30_000 },
   /** Pooled keep-alive connections to each upstream. */

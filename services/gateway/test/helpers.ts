@@ -3,7 +3,7 @@ import { MongoClient } from 'mongodb';
 import { startService } from '@rm/runtime';
 import { findFreePort, testServers, uniqueName } from '@rm/testkit';
 import { gatewayService } from '../src/app.js';
-import { createClientRegistry, type ClientRegistry } from '../src/store/client-registry.js';
+import { ClientRegistryError, createClientRegistry, type ClientRegistry } from '../src/store/client-registry.js';
 
 export const BASE = '/resource-management/v1';
 export const ISSUER = 'https://gateway.test';
@@ -48,6 +48,7 @@ export async function startGateway(variables: Record<string, string> = {}): Prom
     AUTH_AUDIENCE: AUDIENCE,
     SIGNING_KEY_ENCRYPTION_KEY: 'test-only-signing-key-encryption-key-0123456789',
     TRUST_PROXY: '127.0.0.1',
+    CLIENT_SECRET_HASH_COST: String(TEST_HASH_COST),
     ...TEST_LIMITS,
     ...variables,
   };
@@ -83,7 +84,7 @@ export async function dropDatabase(name: string): Promise<void> {
 /** A tenant and a client of it; returns the credentials. */
 export async function createClient(registry: ClientRegistry, tenant = uniqueName('t')): Promise<{ tenant: string; clientId: string; secret: string }> {
   await registry.createTenant(tenant).catch((error: unknown) => {
-    if (!String(error).includes('exists already')) throw error;
+    if (!(error instanceof ClientRegistryError && error.reason === 'exists')) throw error;
   });
   const { clientId, secret } = await registry.createClient({ tenant });
   return { tenant, clientId, secret };

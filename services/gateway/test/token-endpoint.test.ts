@@ -1,16 +1,23 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testServers } from '@rm/testkit';
+import { hashCostOf } from '../src/domain/client-secret.js';
+import { createClientRegistry } from '../src/store/client-registry.js';
 import { basic, createClient, dropDatabase, FORM, freshIp, startGateway, tokenFor, ISSUER, AUDIENCE, type GatewayHarness } from './helpers.js';
 
 let gateway: GatewayHarness;
+let mongo: MongoClient;
 let client: { tenant: string; clientId: string; secret: string };
 
 beforeAll(async () => {
   gateway = await startGateway();
   client = await createClient(gateway.registry);
+  mongo = new MongoClient(testServers().mongoUrl);
 });
 
 afterAll(async () => {
+  await mongo.close();
   await gateway.close();
   await dropDatabase(gateway.variables.MONGO_DB!);
 });
@@ -65,14 +72,14 @@ describe('the token endpoint', () => {
     expect(other.jti).not.toBe(payload.jti);
   });
 
-  it('advertises the token URL and key set in RFC 8414 metadata, as the caller reached the gateway', async () => {
-    const response = await gateway.fetch('/.well-known/oauth-authorization-server', { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.com' } });
+  it('advertises the token URL and key set under the issuer in RFC 8414 metadata, whatever Host the caller sends', async () => {
+    const response = await gateway.fetch('/.well-known/oauth-authorization-server', { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'evil.example.com' } });
     expect(response.status).toBe(200);
     const metadata = (await response.json()) as Record<string, unknown>;
     expect(metadata).toMatchObject({
       issuer: ISSUER,
-      token_endpoint: 'https://api.example.com/oauth2/token',
-      jwks_uri: 'https://api.example.com/.well-known/jwks.json',
+      token_endpoint: `${ISSUER}/oauth2/token`,
+      jwks_uri: `${ISSUER}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     });
@@ -118,6 +125,16 @@ describe('the token endpoint', () => {
     const refused = await requestToken({ headers: { ...FORM, Authorization: basic(other.clientId, other.secret) }, body: 'grant_type=client_credentials' });
     await expectOAuthError(refused, 401, 'invalid_client');
     await gateway.registry.setDisabled(other.clientId, false);
+    expect(await tokenFor(gateway, other.clientId, other.secret, freshIp())).toMatch(/^ey/);
+  });
+
+  it('hashes a secret stored at another cost again at the configured one, once it was presented right', async () => {
+    const costlier = createClientRegistry(mongo.db(gateway.variables.MONGO_DB), { hashCost: 11 });
+    const other = await costlier.createClient({ tenant: client.tenant });
+    const storedHash = async () => (await mongo.db(gateway.variables.MONGO_DB).collection('clients').findOne({ _id: other.clientId as never }))?.secretHash as string;
+    expect(hashCostOf(await storedHash())).toBe(11);
+    expect(await tokenFor(gateway, other.clientId, other.secret, freshIp())).toMatch(/^ey/);
+    expect(hashCostOf(await storedHash())).toBe(Number(gateway.variables.CLIENT_SECRET_HASH_COST));
     expect(await tokenFor(gateway, other.clientId, other.secret, freshIp())).toMatch(/^ey/);
   });
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { importJWK, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
@@ -91,6 +91,12 @@ function validTimes(): { iat: number; exp: number } {
 }
 
 describe('the unified API', () => {
+  it('is ready when its keys are loaded and it watches the blocks', async () => {
+    const response = await gateway.fetch('/readyz');
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { checks: Record<string, string> }).checks).toMatchObject({ signingKeys: 'ok', blockedIps: 'ok', mongodb: 'ok', nats: 'ok' });
+  });
+
   it('answers /ping with pong to an authenticated caller', async () => {
     const response = await call('/ping', tokenA);
     expect(response.status).toBe(200);
@@ -154,6 +160,23 @@ describe('the unified API', () => {
     const response = await call('/employee/big', tokenA, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: `{"x":"${'a'.repeat(1_100_000)}"}` });
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('forwards a body sent with Expect: 100-continue', async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${gateway.origin}${BASE}/employee/e-continue`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${tokenA}`, 'Content-Type': 'application/json', Expect: '100-continue', 'X-Forwarded-For': '10.9.9.9' },
+      });
+      request.on('continue', () => request.end(JSON.stringify(EMPLOYEE)));
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      });
+      request.on('error', reject);
+    });
+    expect(status, body).toBe(201);
   });
 
   it('answers a header flood with 431 problem+json', async () => {

@@ -1,5 +1,5 @@
 // npm run clients -- <command>: manages the gateway's tenants and OAuth clients in its database.
-// Also runs in the gateway's container: node services/gateway/dist/cli/clients.js <command>.
+// Also runs in the gateway's container (working directory services/gateway): node dist/cli/clients.js <command>.
 import { parseArgs } from 'node:util';
 import { ConfigError, createLogger, readConfig } from '@rm/service-kit';
 import { connectMongo } from '@rm/store';
@@ -98,7 +98,7 @@ async function ensure(registry: ClientRegistry, tenant: string, clientId: string
 }
 
 function ignoreExisting(error: unknown): void {
-  if (!(error instanceof ClientRegistryError && error.message.includes('exists already'))) throw error;
+  if (!(error instanceof ClientRegistryError && error.reason === 'exists')) throw error;
 }
 
 function required<T>(value: T | undefined, what: string): T {

@@ -21,6 +21,12 @@ export async function hashClientSecret(secret: string, cost = DEFAULT_SECRET_HAS
   return ['scrypt', cost, BLOCK_SIZE, PARALLELISM, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
+/** The cost (log2 N) a stored hash was made with; undefined for a malformed one. */
+export function hashCostOf(stored: string): number | undefined {
+  const cost = HASH_FORMAT.exec(stored)?.[1];
+  return cost === undefined ? undefined : Number(cost);
+}
+
 /** Whether the secret matches the stored hash; compared in constant time. A malformed hash matches nothing. */
 export async function verifyClientSecret(secret: string, stored: string): Promise<boolean> {
   const [, costText, rText, pText, salt, hash] = HASH_FORMAT.exec(stored) ?? [];

@@ -2,6 +2,7 @@ import { JetStreamApiError, StorageType, type JetStreamClient, type JetStreamMan
 import { Kvm, type KV } from '@nats-io/kv';
 import { declareStream } from '@rm/bus';
 import { ServiceUnavailable, type Logger } from '@rm/service-kit';
+import { addressKey } from './address-key.js';
 
 /**
  * The token endpoint's protection (spec: Token endpoint protection), shared by every gateway
@@ -18,6 +19,8 @@ export interface TokenGuard {
   /** Counts a failed login from the IP; the one that reaches the limit blocks it. */
   recordFailure(ip: string): Promise<void>;
   isBlocked(ip: string): boolean;
+  /** Fails once the blocks of other replicas no longer arrive (for /readyz). */
+  readiness(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,8 +44,14 @@ const FAILURE_STREAM = 'RM_GATEWAY_LOGIN_FAILURES';
 const BLOCK_BUCKET = 'rm_gateway_blocked_ips';
 const RATE_SUBJECT = 'rm-gateway-guard.rate';
 const FAILURE_SUBJECT = 'rm-gateway-guard.failure';
-/** JetStream's "maximum messages per subject exceeded": the limit is reached. */
-const PER_SUBJECT_LIMIT_REACHED = 10077;
+/** JetStream's code for a refused store; only its per-subject form means "the limit is reached". */
+const STORE_REFUSED = 10077;
+const PER_SUBJECT_LIMIT = 'maximum messages per subject exceeded';
+/**
+ * Bounds of the in-memory streams, which the server reserves when they are created: room for the
+ * counts of 100,000 addresses at the default limits, small beside a server's memory store.
+ */
+const GUARD_STREAM_BOUNDS = { maxBytes: 64 * 1024 ** 2, maxMsgs: 5_000_000 };
 const PUBLISH_TIMEOUT_MS = 2_000;
 
 export async function startTokenGuard({ js, jsm, limits, replicas, logger }: TokenGuardOptions): Promise<TokenGuard> {
@@ -56,6 +65,7 @@ export async function startTokenGuard({ js, jsm, limits, replicas, logger }: Tok
     maxMsgsPerSubject: limits.ratePerSecond,
     inMemory: true,
     replicas,
+    ...GUARD_STREAM_BOUNDS,
   });
   await declareStream(jsm, {
     name: FAILURE_STREAM,
@@ -67,17 +77,28 @@ export async function startTokenGuard({ js, jsm, limits, replicas, logger }: Tok
     maxMsgsPerSubject: limits.failureLimit - 1,
     inMemory: true,
     replicas,
+    ...GUARD_STREAM_BOUNDS,
   });
-  // An existing bucket keeps its first TTL; the TTL only cleans up, each block carries its own end.
+  // An existing bucket keeps its first TTL (@nats-io/kv opens it as it is); the TTL only cleans up,
+  // each block carries its own end.
   const blocks = await new Kvm(js).create(BLOCK_BUCKET, { ttl: limits.blockMs, history: 1, storage: StorageType.File, replicas });
   const blockedUntil = new Map<string, number>();
   const watcher = await blocks.watch();
+  let watching = true;
   void (async () => {
     for await (const entry of watcher) {
-      if (entry.operation === 'PUT') blockedUntil.set(entry.key, (entry.json() as { until: number }).until);
-      else blockedUntil.delete(entry.key);
+      if (entry.operation !== 'PUT') blockedUntil.delete(entry.key);
+      else {
+        const until = blockEnd(entry.string());
+        if (until === undefined) logger.warn({ key: entry.key }, 'a malformed block entry was ignored');
+        else blockedUntil.set(entry.key, until);
+      }
     }
-  })().catch((error: unknown) => logger.error({ err: error }, 'watching the blocked IPs stopped'));
+  })()
+    .catch((error: unknown) => logger.error({ err: error }, 'watching the blocked IPs failed'))
+    .finally(() => {
+      watching = false;
+    });
 
   /** Publishes one count; false when the subject's limit is reached. */
   async function count(subject: string): Promise<boolean> {
@@ -85,7 +106,7 @@ export async function startTokenGuard({ js, jsm, limits, replicas, logger }: Tok
       await js.publish(subject, undefined, { timeout: PUBLISH_TIMEOUT_MS });
       return true;
     } catch (error) {
-      if (error instanceof JetStreamApiError && error.code === PER_SUBJECT_LIMIT_REACHED) return false;
+      if (error instanceof JetStreamApiError && error.code === STORE_REFUSED && error.message.includes(PER_SUBJECT_LIMIT)) return false;
       throw new ServiceUnavailable('The token endpoint cannot check its request limits right now; retry later.', { cause: error });
     }
   }
@@ -107,10 +128,22 @@ export async function startTokenGuard({ js, jsm, limits, replicas, logger }: Tok
       blockedUntil.delete(key);
       return false;
     },
+    async readiness() {
+      if (!watching) throw new Error('the blocked IPs are no longer watched');
+    },
     async stop() {
       watcher.stop();
     },
   };
+}
+
+function blockEnd(value: string): number | undefined {
+  try {
+    const { until } = JSON.parse(value) as { until?: unknown };
+    return typeof until === 'number' ? until : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function block(blocks: KV, ip: string, until: number): Promise<void> {
@@ -121,7 +154,7 @@ async function block(blocks: KV, ip: string, until: number): Promise<void> {
   }
 }
 
-/** One subject token and key per address, whatever characters the address has (`.`, `:`, `%`). */
+/** One subject token and key per address (or IPv6 /64), whatever characters it has (`.`, `:`, `/`). */
 function ipKey(ip: string): string {
-  return Buffer.from(ip).toString('hex');
+  return Buffer.from(addressKey(ip)).toString('hex');
 }

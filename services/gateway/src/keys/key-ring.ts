@@ -16,6 +16,8 @@ export interface KeyRing {
   /** Loads the keys, creating the first or the next when due; call before serving. */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Fails while no key can sign (for /readyz). */
+  readiness(): Promise<void>;
   /** The public keys verifiers may meet: `/.well-known/jwks.json`. */
   jwks(): { keys: JWK[] };
   /** Verifies against the published keys as they are now. */
@@ -51,6 +53,7 @@ export function createKeyRing({ store, policy, issuer, audience, tokenLifetimeSe
   let published: JWK[] = [];
   let verifyingKeys = createLocalJWKSet({ keys: [] });
   let timer: NodeJS.Timeout | undefined;
+  let refreshing: Promise<void> | undefined;
 
   async function refresh(): Promise<void> {
     let stored = await store.all();
@@ -71,9 +74,10 @@ export function createKeyRing({ store, policy, issuer, audience, tokenLifetimeSe
 
   function scheduleRefresh(): void {
     timer = setTimeout(() => {
-      refresh()
+      refreshing = refresh()
         .catch((error: unknown) => logger.warn({ err: error }, 'reloading the signing keys failed; keeping the ones loaded'))
         .finally(() => {
+          refreshing = undefined;
           if (timer !== undefined) scheduleRefresh();
         });
     }, refreshMs);
@@ -87,6 +91,11 @@ export function createKeyRing({ store, policy, issuer, audience, tokenLifetimeSe
     async stop() {
       clearTimeout(timer);
       timer = undefined;
+      // a reload under way finishes before the database closes
+      await refreshing;
+    },
+    async readiness() {
+      if (signingKey(keys, Date.now()) === undefined) throw new Error('no signing key is loaded');
     },
     jwks: () => ({ keys: published }),
     getKey: (header, token) => verifyingKeys(header, token),

@@ -19,8 +19,8 @@ interface Part {
 /**
  * The one OpenAPI 3.1 document of the v1 API: each owner's routes (with their contract schemas), as
  * the owner lists them at OPENAPI_PATHS_URL, under the `clientCredentials` security scheme. An
- * owner that has never answered is left out, and its paths appear once it does; one that stops
- * answering keeps the part it gave last.
+ * owner that has never answered is left out, and its paths appear once it does (asked again
+ * every refreshMs); one that stops answering keeps the part it gave last.
  */
 export function createApiDocument({ upstreams, basePath, tokenPath, refreshMs, timeoutMs, logger }: ApiDocumentOptions) {
   const parts = new Map<string, Part>();
@@ -36,6 +36,8 @@ export function createApiDocument({ upstreams, basePath, tokenPath, refreshMs, t
       const { paths } = (await body.json()) as { paths: OpenApiPaths };
       parts.set(upstream.service, { paths: ownedPaths(upstream, paths), fetchedAt: Date.now() });
     } catch (error) {
+      // asked again after refreshMs, not on every request: the document is public
+      parts.set(upstream.service, { paths: parts.get(upstream.service)?.paths ?? {}, fetchedAt: Date.now() });
       logger.warn({ err: error, service: upstream.service }, 'the API description of a service could not be read; its last one is used');
     }
   }

@@ -10,7 +10,7 @@ export interface DocsRoutesOptions {
   basePath: string;
 }
 
-/** swagger-ui's files, served by the gateway itself: the docs work without internet access. */
+/** swagger-ui's files, served by the gateway itself, and no online validator: the docs work without internet access. */
 const ASSETS = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
@@ -25,11 +25,15 @@ export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { a
     await Promise.all(Object.entries(ASSETS).map(async ([name, type]) => [name, { type, content: await readFile(join(assetDir, name)) }] as const)),
   );
 
-  app.get(`${basePath}/openapi.json`, async (request) => apiDocument.document(publicOrigin(request)));
+  // Built for the caller's view of the gateway (trusted X-Forwarded-*, else Host): never cached by others.
+  app.get(`${basePath}/openapi.json`, async (request, reply) => {
+    reply.header('Cache-Control', 'private, no-cache');
+    return apiDocument.document(publicOrigin(request));
+  });
 
   app.get('/docs', async (request, reply) => {
     const prefix = forwardedPrefixOf(request);
-    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache');
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'private, no-cache');
     return docsPage(`${prefix}/docs`, `${prefix}${basePath}/openapi.json`);
   });
 
@@ -54,7 +58,7 @@ function docsPage(assetPath: string, documentUrl: string): string {
   <script src="${assetPath}/swagger-ui-bundle.js"></script>
   <script src="${assetPath}/swagger-ui-standalone-preset.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: ${JSON.stringify(documentUrl)}, dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
+    window.ui = SwaggerUIBundle({ url: ${JSON.stringify(documentUrl)}, dom_id: '#swagger-ui', validatorUrl: null, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
   </script>
 </body>
 </html>

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { forwardedPrefixOf, HttpProblem, ServiceUnavailable } from '@rm/service-kit';
+import { forwardedPrefixOf, ServiceUnavailable } from '@rm/service-kit';
+import { BodyTooLarge, UnforwardableRequest, UpstreamTimeout } from '../errors.js';
 import type { Upstream } from '../upstreams.js';
 
 export interface ProxyRoutesOptions {
@@ -19,6 +20,8 @@ const NOT_FORWARDED = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  // Node has answered 100 Continue to the caller already; undici refuses to send it on
+  'expect',
   'host',
   'x-forwarded-for',
   'x-forwarded-proto',
@@ -30,6 +33,13 @@ const NO_BODY_STATUSES = new Set([204, 304]);
 /** Connection failures: the owner is down or unreachable. */
 const DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** The caller's request cannot be sent on as it came: its fault, not the owner's. */
+const UNFORWARDABLE: Record<string, string> = {
+  UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: 'The body does not have the length its Content-Length header says.',
+  UND_ERR_ABORTED: 'The request was cut off before it was complete.',
+  UND_ERR_INVALID_ARG: 'The request has a header that cannot be forwarded.',
+  UND_ERR_NOT_SUPPORTED: 'The request has a header that cannot be forwarded.',
+};
 
 /**
  * Forwards every path under the base URL to the service that owns it (the token was checked by
@@ -53,7 +63,7 @@ export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, {
 async function forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, bodyLimit: number): Promise<FastifyReply> {
   const declaredLength = Number(request.headers['content-length'] ?? 0);
   if (declaredLength > bodyLimit) {
-    throw new HttpProblem({ status: 413, title: 'Content Too Large', detail: `The body must not exceed ${bodyLimit} bytes.`, code: 'RM_BODY_TOO_LARGE' });
+    throw new BodyTooLarge(bodyLimit);
   }
   const hasBody = declaredLength > 0 || request.headers['transfer-encoding'] !== undefined;
   const aborted = new AbortController();
@@ -111,17 +121,10 @@ function connectionTokens(header: string | string[] | undefined): Set<string> {
 
 function upstreamProblem(upstream: Upstream, error: unknown): Error {
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && TIMED_OUT.has(code)) {
-    return new HttpProblem({
-      status: 504,
-      title: 'Gateway Timeout',
-      detail: `The ${upstream.service} service did not answer in time; retry later.`,
-      code: 'RM_UPSTREAM_TIMEOUT',
-      cause: error,
-    });
-  }
-  if (typeof code === 'string' && DOWN.has(code)) {
-    return new ServiceUnavailable(`The ${upstream.service} service cannot be reached right now; retry later.`, { cause: error });
-  }
+  if (typeof code !== 'string') return error instanceof Error ? error : new Error(String(error));
+  if (TIMED_OUT.has(code)) return new UpstreamTimeout(upstream.service, error);
+  if (DOWN.has(code)) return new ServiceUnavailable(`The ${upstream.service} service cannot be reached right now; retry later.`, { cause: error });
+  const unforwardable = UNFORWARDABLE[code];
+  if (unforwardable !== undefined) return new UnforwardableRequest(unforwardable, error);
   return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { HttpProblem } from '@rm/service-kit';
 import { readTokenRequest, type TokenRequestError } from '../domain/token-request.js';
+import { TooManyTokenRequests } from '../errors.js';
 import type { TokenGuard } from '../guard/token-guard.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientRegistry } from '../store/client-registry.js';
@@ -22,14 +22,7 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => done(null, body));
   app.addHook('onRequest', async (request) => {
-    if (await guard.admit(request.ip)) return;
-    throw new HttpProblem({
-      status: 429,
-      title: 'Too Many Requests',
-      detail: 'Too many token requests from this address; at most the configured number per second is accepted.',
-      code: 'RM_RATE_LIMITED',
-      headers: { 'Retry-After': '1' },
-    });
+    if (!(await guard.admit(request.ip))) throw new TooManyTokenRequests();
   });
 
   app.post(TOKEN_PATH, async (request, reply) => {

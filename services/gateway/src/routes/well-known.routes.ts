@@ -20,7 +20,9 @@ export const wellKnownRoutes: FastifyPluginAsync<WellKnownRoutesOptions> = async
   });
 
   app.get(METADATA_PATH, async (request, reply) => {
-    const origin = publicOrigin(request);
+    // RFC 8414: the metadata lives under the issuer, so the issuer's origin is where the endpoints
+    // are; the Host header is the caller's to choose, and this answer is cacheable.
+    const origin = /^https?:\/\//.test(issuer) ? issuer.replace(/\/+$/, '') : publicOrigin(request);
     reply.header('Cache-Control', 'public, max-age=300');
     return {
       issuer,

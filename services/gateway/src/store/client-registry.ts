@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { isTenantId } from '@rm/contracts';
 import { isDuplicateKeyError, orUnavailable } from '@rm/store';
-import { generateClientSecret, hashClientSecret, verifyClientSecret } from '../domain/client-secret.js';
+import { DEFAULT_SECRET_HASH_COST, generateClientSecret, hashClientSecret, hashCostOf, verifyClientSecret } from '../domain/client-secret.js';
 
 interface TenantDocument {
   _id: string;
@@ -43,16 +43,20 @@ export interface ClientRegistry {
   setDisabled(clientId: string, disabled: boolean): Promise<void>;
   /**
    * Checks the credentials with the same work whether or not the client exists (a secret is
-   * always hashed), so that neither the answer nor its time tells a wrong id from a wrong secret.
+   * always hashed, an unknown client's against a decoy of the current cost), so that neither the
+   * answer nor its time tells a wrong id from a wrong secret. A secret hashed at another cost is
+   * hashed again at the current one once it has been presented right, so all converge to it.
    */
   authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | undefined>;
 }
 
 /** A mistake of the operator using the clients command; its message says what to fix. */
 export class ClientRegistryError extends Error {
-  constructor(message: string) {
+  readonly reason: 'exists' | 'missing' | 'invalid';
+  constructor(reason: ClientRegistryError['reason'], message: string) {
     super(message);
     this.name = 'ClientRegistryError';
+    this.reason = reason;
   }
 }
 
@@ -60,45 +64,45 @@ export class ClientRegistryError extends Error {
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._~-]{1,128}$/;
 
 export interface ClientRegistryOptions {
-  /** scrypt cost (log2 N) of the secrets it hashes from now on. */
+  /** scrypt cost (log2 N) of the secrets it hashes and of the decoy (CLIENT_SECRET_HASH_COST). */
   hashCost?: number;
 }
 
-export function createClientRegistry(db: Db, { hashCost }: ClientRegistryOptions = {}): ClientRegistry {
+export function createClientRegistry(db: Db, { hashCost: cost = DEFAULT_SECRET_HASH_COST }: ClientRegistryOptions = {}): ClientRegistry {
   const tenants: Collection<TenantDocument> = db.collection('tenants');
   const clients: Collection<ClientDocument> = db.collection('clients');
   // Compared against when the client does not exist; its secret is thrown away.
-  const decoyHash = hashClientSecret(generateClientSecret(), hashCost);
+  const decoyHash = hashClientSecret(generateClientSecret(), cost);
 
   async function requireClient(clientId: string): Promise<ClientDocument> {
     const client = await orUnavailable(() => clients.findOne({ _id: clientId }));
-    if (client === null) throw new ClientRegistryError(`there is no client '${clientId}'`);
+    if (client === null) throw new ClientRegistryError('missing', `there is no client '${clientId}'`);
     return client;
   }
 
   return {
     async createTenant(tenant) {
-      if (!isTenantId(tenant)) throw new ClientRegistryError(`tenant ids are 1 to 64 letters, digits, _ or -; got '${tenant}'`);
+      if (!isTenantId(tenant)) throw new ClientRegistryError('invalid', `tenant ids are 1 to 64 letters, digits, _ or -; got '${tenant}'`);
       try {
         await orUnavailable(() => tenants.insertOne({ _id: tenant, createdAt: new Date() }));
       } catch (error) {
-        if (isDuplicateKeyError(error)) throw new ClientRegistryError(`tenant '${tenant}' exists already`);
+        if (isDuplicateKeyError(error)) throw new ClientRegistryError('exists', `tenant '${tenant}' exists already`);
         throw error;
       }
     },
 
     async createClient({ tenant, clientId = `${tenant}-${randomBytes(8).toString('hex')}`, secret = generateClientSecret() }) {
-      if (!CLIENT_ID_PATTERN.test(clientId)) throw new ClientRegistryError(`client ids are 1 to 128 letters, digits, '.', '_', '~' or '-'; got '${clientId}'`);
+      if (!CLIENT_ID_PATTERN.test(clientId)) throw new ClientRegistryError('invalid', `client ids are 1 to 128 letters, digits, '.', '_', '~' or '-'; got '${clientId}'`);
       if ((await orUnavailable(() => tenants.findOne({ _id: tenant }))) === null) {
-        throw new ClientRegistryError(`there is no tenant '${tenant}': create it first`);
+        throw new ClientRegistryError('missing', `there is no tenant '${tenant}': create it first`);
       }
       const now = new Date();
       try {
         await orUnavailable(async () =>
-          clients.insertOne({ _id: clientId, tenant, secretHash: await hashClientSecret(secret, hashCost), disabled: false, createdAt: now, secretChangedAt: now }),
+          clients.insertOne({ _id: clientId, tenant, secretHash: await hashClientSecret(secret, cost), disabled: false, createdAt: now, secretChangedAt: now }),
         );
       } catch (error) {
-        if (isDuplicateKeyError(error)) throw new ClientRegistryError(`client '${clientId}' exists already`);
+        if (isDuplicateKeyError(error)) throw new ClientRegistryError('exists', `client '${clientId}' exists already`);
         throw error;
       }
       return { clientId, secret };
@@ -111,7 +115,7 @@ export function createClientRegistry(db: Db, { hashCost }: ClientRegistryOptions
 
     async rotateSecret(clientId, secret = generateClientSecret()) {
       await requireClient(clientId);
-      const secretHash = await hashClientSecret(secret, hashCost);
+      const secretHash = await hashClientSecret(secret, cost);
       await orUnavailable(() => clients.updateOne({ _id: clientId }, { $set: { secretHash, secretChangedAt: new Date() } }));
       return secret;
     },
@@ -125,6 +129,10 @@ export function createClientRegistry(db: Db, { hashCost }: ClientRegistryOptions
       const client = CLIENT_ID_PATTERN.test(clientId) ? await orUnavailable(() => clients.findOne({ _id: clientId })) : null;
       const matches = await verifyClientSecret(secret, client?.secretHash ?? (await decoyHash));
       if (client === null || !matches || client.disabled) return undefined;
+      if (hashCostOf(client.secretHash) !== cost) {
+        const secretHash = await hashClientSecret(secret, cost);
+        await orUnavailable(() => clients.updateOne({ _id: client._id, secretHash: client.secretHash }, { $set: { secretHash } }));
+      }
       return { clientId: client._id, tenant: client.tenant };
     },
   };

@@ -1,5 +1,5 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
-import type { TokenGuard } from '../guard/token-guard.js';
+import type { TokenGuard } from './token-guard.js';
 
 /**
  * onRequest hook for every route: a blocked IP's connection is closed without an answer, as the

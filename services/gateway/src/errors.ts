@@ -1,0 +1,35 @@
+import { HttpProblem } from '@rm/service-kit';
+
+/** 429 from the token endpoint: the source IP asked for more tokens in the last second than allowed. */
+export class TooManyTokenRequests extends HttpProblem {
+  constructor() {
+    super({
+      status: 429,
+      title: 'Too Many Requests',
+      detail: 'Too many token requests from this address; at most the configured number per second is accepted.',
+      code: 'RM_RATE_LIMITED',
+      headers: { 'Retry-After': '1' },
+    });
+  }
+}
+
+/** 504: the owner of the path did not answer within UPSTREAM_TIMEOUT_MS. */
+export class UpstreamTimeout extends HttpProblem {
+  constructor(service: string, cause: unknown) {
+    super({ status: 504, title: 'Gateway Timeout', detail: `The ${service} service did not answer in time; retry later.`, code: 'RM_UPSTREAM_TIMEOUT', cause });
+  }
+}
+
+/** 413 before forwarding: the declared body is larger than BODY_LIMIT_BYTES. */
+export class BodyTooLarge extends HttpProblem {
+  constructor(limit: number) {
+    super({ status: 413, title: 'Content Too Large', detail: `The body must not exceed ${limit} bytes.`, code: 'RM_BODY_TOO_LARGE' });
+  }
+}
+
+/** 400: the request cannot be forwarded as sent (its body does not match its Content-Length, it was cut off). */
+export class UnforwardableRequest extends HttpProblem {
+  constructor(detail: string, cause: unknown) {
+    super({ status: 400, title: 'Bad Request', detail, code: 'RM_UNFORWARDABLE_REQUEST', cause });
+  }
+}
