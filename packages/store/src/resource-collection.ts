@@ -205,8 +205,8 @@ export function createResourceCollection<Body>(
     const { ifMatch, mode = 'upsert' } = options;
     if (mode === 'upsert' && tombstones === 'purge') throw new StoreUsageError(`${name} purges tombstones, so it cannot upsert`);
     const _id = documentId(id);
-    return orUnavailable(async () => {
-      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
+    return orUnavailable(() =>
+      untilApplied(id.key, async () => {
         let unchanged: StoredDocument<Body> | undefined;
         const [applied] = await commit(id, [_id], async () => {
           const current = await read(_id);
@@ -223,17 +223,16 @@ export function createResourceCollection<Body>(
           return [liveWrite(id, current, body, new Date())];
         });
         if (unchanged !== undefined) return { resource: toResource(unchanged), created: false };
-        if (applied !== undefined) return resultOf(applied);
-      }
-      throw new ConcurrentWriteError(entity, id.key);
-    });
+        return applied === undefined ? undefined : resultOf(applied);
+      }),
+    );
   }
 
   async function remove(id: ResourceId, options: { ifMatch?: IfMatch } = {}): Promise<Resource<Body>> {
     checkScope(id);
     const _id = documentId(id);
-    return orUnavailable(async () => {
-      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
+    return orUnavailable(() =>
+      untilApplied(id.key, async () => {
         let removed: StoredDocument<Body> | undefined;
         const [applied] = await commit(id, [_id], async () => {
           const current = await read(_id);
@@ -242,13 +241,20 @@ export function createResourceCollection<Body>(
           removed = current;
           return [tombstoneWrite(current, new Date())];
         });
-        if (applied !== undefined && removed !== undefined) {
-          if (applied.next.cascading === true) await finishCascade({ ...removed, ...applied.next });
-          return toResource(removed);
-        }
-      }
-      throw new ConcurrentWriteError(entity, id.key);
-    });
+        if (applied === undefined || removed === undefined) return undefined;
+        if (applied.next.cascading === true) await finishCascade({ ...removed, ...applied.next });
+        return toResource(removed);
+      }),
+    );
+  }
+
+  /** Runs a read-decide-write until it is applied (undefined: another writer came first), at most MAX_WRITE_ATTEMPTS times. */
+  async function untilApplied<T>(key: string, attempt: () => Promise<T | undefined>): Promise<T> {
+    for (let attempts = 0; attempts < MAX_WRITE_ATTEMPTS; attempts += 1) {
+      const outcome = await attempt();
+      if (outcome !== undefined) return outcome;
+    }
+    throw new ConcurrentWriteError(entity, key);
   }
 
   async function removeMany(scope: Scope, where: IndexedFilter = {}, { createdUpTo }: RemoveManyOptions = {}): Promise<Resource<Body>[]> {
