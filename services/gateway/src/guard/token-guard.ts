@@ -121,6 +121,8 @@ export async function startTokenGuard({ js, jsm, limits, replicas, logger }: Tok
       logger.warn({ ip, blockedForMs: limits.blockMs }, 'IP blocked after repeated failed logins');
     },
     isBlocked(ip) {
+      // asked on every request the gateway serves: no address work while nobody is blocked
+      if (blockedUntil.size === 0) return false;
       const key = ipKey(ip);
       const until = blockedUntil.get(key);
       if (until === undefined) return false;

@@ -34,12 +34,12 @@ const NO_BODY_STATUSES = new Set([204, 304]);
 const DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** The caller's request cannot be sent on as it came: its fault, not the owner's. */
-const UNFORWARDABLE: Record<string, string> = {
-  UND_ERR_REQ_CONTENT_LENGTH_MISMATCH: 'The body does not have the length its Content-Length header says.',
-  UND_ERR_ABORTED: 'The request was cut off before it was complete.',
-  UND_ERR_INVALID_ARG: 'The request has a header that cannot be forwarded.',
-  UND_ERR_NOT_SUPPORTED: 'The request has a header that cannot be forwarded.',
-};
+const UNFORWARDABLE = new Map([
+  ['UND_ERR_REQ_CONTENT_LENGTH_MISMATCH', 'The body does not have the length its Content-Length header says.'],
+  ['UND_ERR_ABORTED', 'The request was cut off before it was complete.'],
+  ['UND_ERR_INVALID_ARG', 'The request has a header that cannot be forwarded.'],
+  ['UND_ERR_NOT_SUPPORTED', 'The request has a header that cannot be forwarded.'],
+]);
 
 /**
  * Forwards every path under the base URL to the service that owns it (the token was checked by
@@ -62,9 +62,7 @@ export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, {
 
 async function forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, bodyLimit: number): Promise<FastifyReply> {
   const declaredLength = Number(request.headers['content-length'] ?? 0);
-  if (declaredLength > bodyLimit) {
-    throw new BodyTooLarge(bodyLimit);
-  }
+  if (declaredLength > bodyLimit) throw new BodyTooLarge(bodyLimit);
   const hasBody = declaredLength > 0 || request.headers['transfer-encoding'] !== undefined;
   const aborted = new AbortController();
   reply.raw.once('close', () => aborted.abort());
@@ -80,7 +78,7 @@ async function forward(upstream: Upstream, request: FastifyRequest, reply: Fasti
   } catch (error) {
     throw upstreamProblem(upstream, error);
   }
-  reply.code(response.statusCode).headers(responseHeaders(response.headers));
+  reply.code(response.statusCode).headers(endToEndHeaders(response.headers));
   if (NO_BODY_STATUSES.has(response.statusCode) || request.method === 'HEAD') {
     await response.body.dump();
     return reply.send();
@@ -89,11 +87,7 @@ async function forward(upstream: Upstream, request: FastifyRequest, reply: Fasti
 }
 
 function forwardedHeaders(request: FastifyRequest): Record<string, string | string[]> {
-  const named = connectionTokens(request.headers.connection);
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined && !NOT_FORWARDED.has(name) && !named.has(name)) headers[name] = value;
-  }
+  const headers = endToEndHeaders(request.headers);
   const peer = request.socket.remoteAddress ?? '';
   const trustedChain = request.server.isTrustedProxy(peer) ? [request.headers['x-forwarded-for'] ?? []].flat().join(', ') : '';
   headers['x-forwarded-for'] = trustedChain === '' ? peer : `${trustedChain}, ${peer}`;
@@ -105,7 +99,8 @@ function forwardedHeaders(request: FastifyRequest): Record<string, string | stri
   return headers;
 }
 
-function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+/** The headers that pass a proxy, in either direction: none of NOT_FORWARDED, none a `Connection` header names. */
+function endToEndHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const named = connectionTokens(headers.connection);
   const kept: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -120,11 +115,10 @@ function connectionTokens(header: string | string[] | undefined): Set<string> {
 }
 
 function upstreamProblem(upstream: Upstream, error: unknown): Error {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return error instanceof Error ? error : new Error(String(error));
+  const code = String((error as { code?: unknown }).code);
   if (TIMED_OUT.has(code)) return new UpstreamTimeout(upstream.service, error);
   if (DOWN.has(code)) return new ServiceUnavailable(`The ${upstream.service} service cannot be reached right now; retry later.`, { cause: error });
-  const unforwardable = UNFORWARDABLE[code];
+  const unforwardable = UNFORWARDABLE.get(code);
   if (unforwardable !== undefined) return new UnforwardableRequest(unforwardable, error);
   return error instanceof Error ? error : new Error(String(error));
 }
