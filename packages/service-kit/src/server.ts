@@ -113,7 +113,8 @@ export function createService({
   app.setNotFoundHandler(async (request) => {
     const path = request.url.split('?')[0];
     const allowed = routeIndex.allowedMethods(request.url);
-    if (allowed.length > 0) throw new MethodNotAllowed(`${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`, allowed);
+    // A route of this very method that found nothing (callNotFound) is a 404, not a 405.
+    if (allowed.length > 0 && !allowed.includes(request.method)) throw new MethodNotAllowed(`${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`, allowed);
     throw new NotFound(`There is no ${request.method} ${path}`);
   });
 

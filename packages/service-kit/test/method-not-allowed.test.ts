@@ -12,6 +12,8 @@ describe('methods a path does not take', () => {
       app.get('/employee/:id', async () => ({}));
       app.put('/employee/:id', async () => ({}));
       app.delete('/employee/:id', async () => ({}));
+      // a route that finds nothing to answer with and hands over to the not-found handler
+      app.get('/asset/:name', async (_request, reply) => reply.callNotFound());
     });
   });
   afterAll(() => service.app.close());
@@ -30,6 +32,12 @@ describe('methods a path does not take', () => {
     expect(response.headers['content-type']).toMatch(PROBLEM_JSON);
     const path = url.split('?')[0];
     expect(response.json()).toEqual({ title: 'Method Not Allowed', status: 405, detail: `${path} does not take ${method}; it takes ${allow}.` });
+  });
+
+  it('answers 404, not 405, when a route of the right method hands over to the not-found handler', async () => {
+    const response = await service.app.inject({ method: 'GET', url: `${BASE_PATH}/asset/missing.js`, headers: await service.bearer() });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(PROBLEM_JSON);
   });
 
   it('answers 405 before looking at the body', async () => {
