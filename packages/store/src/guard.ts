@@ -24,6 +24,13 @@ export interface GuardDefinition<Body, Summary> {
   conflictMessage(conflictingKey: string): string;
 }
 
+/** The guard of sub-resources that need no rule among themselves, only their parent (see CollectionDefinition.parent). */
+export const NO_INVARIANT: GuardDefinition<unknown, null> = {
+  summarize: () => null,
+  conflictOf: () => undefined,
+  conflictMessage: (key) => `conflicts with '${key}'`,
+};
+
 export interface GuardItem<Summary> {
   key: string;
   summary: Summary;
@@ -54,9 +61,11 @@ const SETTLED_MEMORY = 10_000;
 
 /**
  * Commits a decision's writes through the scope's guard and returns them: once the guard holds their
- * intent they are applied, by this writer or by whoever finds the intent first.
+ * intent they are applied, by this writer or by whoever finds the intent first. A `seal` commit moves
+ * the guard's version on even when it writes nothing, so that every decision taken before it (on a
+ * parent that was still there) must be taken again: a parent's cascade ends with one.
  */
-export type GuardedCommit<Body> = (scope: Scope, decide: () => Promise<ItemWrite<Body>[]>) => Promise<ItemWrite<Body>[]>;
+export type GuardedCommit<Body> = (scope: Scope, decide: () => Promise<ItemWrite<Body>[]>, options?: { seal?: boolean }) => Promise<ItemWrite<Body>[]>;
 
 export interface Guard<Body> {
   commit: GuardedCommit<Body>;
@@ -105,12 +114,12 @@ export function createGuard<Body, Summary>(
     return kept;
   }
 
-  /** Stores the new items and the intent, if the guard is still at the version read; false if not. */
-  async function commitGuard(id: string, current: GuardDocument | null, items: GuardItem<unknown>[], intent: GuardIntent): Promise<boolean> {
+  /** Stores the new items and the intents, if the guard is still at the version read; false if not. */
+  async function commitGuard(id: string, current: GuardDocument | null, items: GuardItem<unknown>[], intents: GuardIntent[]): Promise<boolean> {
     const at = new Date();
     if (current === null) {
       try {
-        await guards.insertOne({ _id: id, collection, version: 1, items, intents: [intent], updated_at: at });
+        await guards.insertOne({ _id: id, collection, version: 1, items, intents, updated_at: at });
         return true;
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;
@@ -119,12 +128,12 @@ export function createGuard<Body, Summary>(
     }
     const { matchedCount } = await guards.updateOne(
       { _id: id, version: current.version } as Filter<GuardDocument>,
-      { $set: { version: current.version + 1, items, intents: [intent], updated_at: at } },
+      { $set: { version: current.version + 1, items, intents, updated_at: at } },
     );
     return matchedCount === 1;
   }
 
-  async function commit(scope: Scope, decide: () => Promise<ItemWrite<Body>[]>): Promise<ItemWrite<Body>[]> {
+  async function commit(scope: Scope, decide: () => Promise<ItemWrite<Body>[]>, { seal = false } = {}): Promise<ItemWrite<Body>[]> {
     const id = guardId(scope);
     return locks.exclusive(lockOf(id), async () => {
       for (let attempt = 0; attempt < MAX_GUARD_ATTEMPTS; attempt += 1) {
@@ -132,10 +141,10 @@ export function createGuard<Body, Summary>(
         for (const intent of current?.intents ?? []) await applyIntent(intent);
         // Decided on the items as the guard's last commit left them.
         const writes = await decide();
-        if (writes.length === 0) return writes;
-        const intent: GuardIntent = { id: uuidv7(), writes: writes as ItemWrite<unknown>[] };
-        if (!(await commitGuard(id, current, itemsAfter(current?.items ?? [], writes), intent))) continue;
-        await applyIntent(intent);
+        if (writes.length === 0 && !seal) return writes;
+        const intents: GuardIntent[] = writes.length === 0 ? [] : [{ id: uuidv7(), writes: writes as ItemWrite<unknown>[] }];
+        if (!(await commitGuard(id, current, itemsAfter(current?.items ?? [], writes), intents))) continue;
+        for (const intent of intents) await applyIntent(intent);
         return writes;
       }
       throw new ConcurrentWriteError(entity, scope.parent ?? scope.tenant);

@@ -19,7 +19,6 @@ export { GUARDS_COLLECTION, type GuardDefinition, type GuardItem } from './guard
 export {
   overlapping,
   type CascadeTarget,
-  type RemoveManyOptions,
   type CollectionDefinition,
   type IfMatch,
   type IndexedFilter,

@@ -41,6 +41,13 @@ export interface CollectionDefinition<Body> {
   represent(resource: Resource<Body>): Record<string, unknown>;
   /** Sub-resources: every id has a `parent`, and lists are per parent. */
   scopedByParent?: boolean;
+  /**
+   * The collection of the sub-resources' parents (implies scopedByParent). Every create and put checks,
+   * inside its guarded decision, that the parent is there (404 naming it otherwise); a parent's delete
+   * removes them through the same guard and seals it (see removeChildrenOf), so that no write decided
+   * while the parent was there lands after the cascade, and no sub-resource outlives its parent.
+   */
+  parent?: { collection: string; entity: string };
   /** Fields kept beside the body for queries and indexes, in query-ready form (dates as Date). */
   indexed?(body: Body): Record<string, unknown>;
   /** Indexes over `indexed` fields by name; each is prefixed with the list's scope (tenant, parent). */
@@ -53,18 +60,13 @@ export interface CollectionDefinition<Body> {
   tombstones?: 'keep' | 'purge';
   /** An invariant over the items of one parent, committed through the parent's guard document. */
   guard?: GuardDefinition<Body, unknown>;
-  /** Collections of sub-resources removed with each resource of this one (their parent is its key). */
+  /** Collections of sub-resources removed with each resource of this one (their `parent` is this collection). */
   cascadeTo?: readonly CascadeTarget[];
 }
 
 /** What a cascade needs of a collection of sub-resources. */
 export interface CascadeTarget {
-  removeMany(scope: Scope, where?: IndexedFilter, options?: RemoveManyOptions): Promise<unknown[]>;
-}
-
-export interface RemoveManyOptions {
-  /** Only resources created up to then: a cascade leaves what came under a parent created again. */
-  createdUpTo?: Date;
+  removeChildrenOf(parent: ResourceId): Promise<unknown>;
 }
 
 export interface WriteResult<Body> {
@@ -90,7 +92,12 @@ export interface ResourceCollection<Body> {
   /** Removes one resource, leaving a tombstone; returns it as it was. */
   remove(id: ResourceId, options?: { ifMatch?: IfMatch }): Promise<Resource<Body>>;
   /** Removes every live resource of a list (that matches `where`), each with its own event; returns them. */
-  removeMany(scope: Scope, where?: IndexedFilter, options?: RemoveManyOptions): Promise<Resource<Body>[]>;
+  removeMany(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
+  /**
+   * Removes every sub-resource of a removed parent, each with its own event, unless the parent is
+   * there again (whose re-creation finished this itself); the last commit seals the parent's guard.
+   */
+  removeChildrenOf(parent: ResourceId): Promise<void>;
   /** Indexes of this collection, declared at start. */
   readonly indexDescriptions: IndexDescription[];
   /** Finishes cascades that a crash left half done (maintenance); returns how many. */
@@ -116,7 +123,8 @@ export function createResourceCollection<Body>(
   definition: CollectionDefinition<Body>,
   { locks, buildEvent, writer, guard }: CollectionParts<Body>,
 ): ResourceCollection<Body> {
-  const { name, events, indexed, scopedByParent = false, tombstones = 'keep', cascadeTo = [] } = definition;
+  const { name, events, indexed, parent, tombstones = 'keep', cascadeTo = [] } = definition;
+  const scopedByParent = parent !== undefined || definition.scopedByParent === true;
   const entity = events.entity;
   const collection = db.collection<StoredDocument<Body>>(name);
   const live = { deleted: { $exists: false } };
@@ -132,8 +140,13 @@ export function createResourceCollection<Body>(
    * guard when there is one (its commit is final: the writes are applied, by this writer or by
    * whoever finds its intent first), else directly. Returns the writes that took effect.
    */
-  async function commit(scope: Scope, ids: readonly string[], decide: () => Promise<ItemWrite<Body>[]>): Promise<ItemWrite<Body>[]> {
-    if (guard !== undefined) return guard.commit(scope, decide);
+  async function commit(
+    scope: Scope,
+    ids: readonly string[],
+    decide: () => Promise<ItemWrite<Body>[]>,
+    options: { seal?: boolean } = {},
+  ): Promise<ItemWrite<Body>[]> {
+    if (guard !== undefined) return guard.commit(scope, decide, options);
     return locks.exclusiveAll(ids.map((id) => lockKey(name, id)), async () => {
       const writes = await decide();
       if (writes.length <= 1) return writes[0] !== undefined && (await writer.applyOne(writes[0])) ? writes : [];
@@ -189,13 +202,30 @@ export function createResourceCollection<Body>(
   }
 
   const read = (_id: string) => collection.findOne({ _id } as Filter<StoredDocument<Body>>);
+  const parents = parent === undefined ? undefined : db.collection<StoredDocument<unknown>>(parent.collection);
+
+  async function parentIsLive(scope: Scope): Promise<boolean> {
+    if (parents === undefined || scope.parent === undefined) return true;
+    const found = await parents.findOne({ _id: documentId({ tenant: scope.tenant, key: scope.parent }) }, { projection: { deleted: 1 } });
+    return found !== null && found.deleted !== true;
+  }
+
+  /** Inside a guarded decision: a sub-resource is written only under a parent that is there. */
+  async function checkParent(scope: Scope): Promise<void> {
+    if (parent !== undefined && !(await parentIsLive(scope))) throw new ResourceNotFoundError(parent.entity, scope.parent ?? '');
+  }
 
   async function create(scope: Scope, body: Body): Promise<Resource<Body>> {
     checkScope(scope);
     const id = { ...scope, key: uuidv7() };
     const write = liveWrite(id, null, body, new Date());
     // A fresh UUIDv7 cannot exist yet: no read first, and nothing to retry.
-    const [applied] = await orUnavailable(() => commit(scope, [write._id], async () => [write]));
+    const [applied] = await orUnavailable(() =>
+      commit(scope, [write._id], async () => {
+        await checkParent(scope);
+        return [write];
+      }),
+    );
     if (applied === undefined) throw new ConcurrentWriteError(entity, id.key);
     return resultOf(write).resource;
   }
@@ -209,6 +239,7 @@ export function createResourceCollection<Body>(
       untilApplied(id.key, async () => {
         let unchanged: StoredDocument<Body> | undefined;
         const [applied] = await commit(id, [_id], async () => {
+          await checkParent(id);
           const current = await read(_id);
           checkIfMatch(id.key, current, ifMatch);
           const missing = current === null || current.deleted === true;
@@ -257,15 +288,23 @@ export function createResourceCollection<Body>(
     throw new ConcurrentWriteError(entity, key);
   }
 
-  async function removeMany(scope: Scope, where: IndexedFilter = {}, { createdUpTo }: RemoveManyOptions = {}): Promise<Resource<Body>[]> {
+  /** Tombstone writes of the documents, as many as one commit carries (a guard keeps them as one intent in one document). */
+  function tombstoneBatch(documents: readonly StoredDocument<Body>[], at: Date): ItemWrite<Body>[] {
+    const writes: ItemWrite<Body>[] = [];
+    let eventBytes = 0;
+    for (const document of documents) {
+      const write = tombstoneWrite(document, at);
+      eventBytes += Buffer.byteLength(JSON.stringify(write.event));
+      if (writes.length > 0 && eventBytes > MAX_INTENT_EVENT_BYTES) break;
+      writes.push(write);
+    }
+    return writes;
+  }
+
+  async function removeMany(scope: Scope, where: IndexedFilter = {}): Promise<Resource<Body>[]> {
     checkScope(scope);
     const removed: Resource<Body>[] = [];
-    const filter = {
-      ...scopeFilter(scope),
-      ...live,
-      ...indexedFilter(where),
-      ...(createdUpTo === undefined ? {} : { created_at: { $lte: createdUpTo } }),
-    } as Filter<StoredDocument<Body>>;
+    const filter = { ...scopeFilter(scope), ...live, ...indexedFilter(where) } as Filter<StoredDocument<Body>>;
     await orUnavailable(async () => {
       // Each round removes what is live now; a document that a concurrent write changed comes back
       // in the next round with its new version. Only rounds that remove nothing count as lost races.
@@ -276,18 +315,9 @@ export function createResourceCollection<Body>(
         const before = new Map<string, StoredDocument<Body>>();
         const applied = await commit(scope, ids, async () => {
           const current = await collection.find({ ...filter, _id: { $in: ids } } as Filter<StoredDocument<Body>>).toArray();
-          const at = new Date();
-          const writes: ItemWrite<Body>[] = [];
-          let eventBytes = 0;
-          for (const document of current) {
-            const write = tombstoneWrite(document, at);
-            // a guard keeps the writes as one intent in one document: what does not fit waits for the next round
-            eventBytes += Buffer.byteLength(JSON.stringify(write.event));
-            if (writes.length > 0 && eventBytes > MAX_INTENT_EVENT_BYTES) break;
-            writes.push(write);
-            before.set(document._id, document);
-          }
-          return writes;
+          for (const document of current) before.set(document._id, document);
+          // what does not fit waits for the next round
+          return tombstoneBatch(current, new Date());
         });
         for (const write of applied) {
           const document = before.get(write._id) as StoredDocument<Body>;
@@ -301,17 +331,33 @@ export function createResourceCollection<Body>(
     return removed;
   }
 
-  /**
-   * Removes the sub-resources a removed resource had: those created up to its delete, and only while
-   * it is still that tombstone (a cascade that runs late stops once the resource came back, whose
-   * re-creation finished the cascade itself).
-   */
+  async function removeChildrenOf(removedParent: ResourceId): Promise<void> {
+    const scope = { tenant: removedParent.tenant, parent: removedParent.key };
+    if (parent === undefined) throw new StoreUsageError(`${name} names no parent collection, so it cannot be cascaded to`);
+    const children = { ...scopeFilter(scope), ...live } as Filter<StoredDocument<Body>>;
+    await orUnavailable(async () => {
+      for (let removing = true; removing; ) {
+        removing = false;
+        // Decided under the guard on the parent as it is now; every round seals the guard.
+        const applied = await commit(
+          scope,
+          [],
+          async () => {
+            if (await parentIsLive(scope)) return [];
+            const writes = tombstoneBatch(await collection.find(children).limit(REMOVE_BATCH).toArray(), new Date());
+            removing = writes.length > 0;
+            return writes;
+          },
+          { seal: true },
+        );
+        for (const write of applied) if (write.next.cascading === true) await finishCascade({ _id: write._id, ...write.next });
+      }
+    });
+  }
+
+  /** Removes the sub-resources a removed resource had (a cascade that runs late stops once it came back). */
   async function removeChildren(tombstone: StoredDocument<Body>): Promise<void> {
-    for (const child of cascadeTo) {
-      const now = await read(tombstone._id);
-      if (now?.version !== tombstone.version || now.cascading !== true) return;
-      await child.removeMany({ tenant: tombstone.tenant, parent: tombstone.key }, {}, { createdUpTo: tombstone.updated_at });
-    }
+    for (const child of cascadeTo) await child.removeChildrenOf({ tenant: tombstone.tenant, key: tombstone.key });
   }
 
   /** Removes the sub-resources of a removed resource, then clears its `cascading` mark. */
@@ -397,6 +443,7 @@ export function createResourceCollection<Body>(
     put,
     remove,
     removeMany,
+    removeChildrenOf,
     indexDescriptions,
     finishCascades,
   };

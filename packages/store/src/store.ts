@@ -6,7 +6,7 @@ import { createDocumentLocks } from './document-locks.js';
 import type { StoredDocument } from './document.js';
 import { StoreUsageError } from './errors.js';
 import { createEventBuilder } from './event-builder.js';
-import { createGuard, GUARDS_COLLECTION, type Guard } from './guard.js';
+import { createGuard, GUARDS_COLLECTION, NO_INVARIANT, type Guard, type GuardDefinition } from './guard.js';
 import { declareIndexes } from './indexes.js';
 import { createItemWriter } from './item-writes.js';
 import { createOutboxStore, tidyEmptyOutboxes } from './outbox-store.js';
@@ -60,14 +60,16 @@ export function createStore(db: Db, options: StoreOptions): Store {
   function collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body> {
     if (collections.has(definition.name)) throw new StoreUsageError(`collection ${definition.name} is defined twice`);
     // one guard per parent: a top-level collection would hold a whole tenant in one guard document
-    if (definition.guard !== undefined && definition.scopedByParent !== true) {
+    if (definition.guard !== undefined && definition.scopedByParent !== true && definition.parent === undefined) {
       throw new StoreUsageError(`collection ${definition.name}: a guard needs sub-resources (scopedByParent)`);
     }
     const writer = createItemWriter(db.collection<StoredDocument<Body>>(definition.name), { bulk, notify: outbox.notify });
+    // sub-resources with a parent commit through its guard, which orders their writes against its cascade
+    const guardDefinition = definition.guard ?? (definition.parent === undefined ? undefined : (NO_INVARIANT as GuardDefinition<Body, unknown>));
     const guard =
-      definition.guard === undefined
+      guardDefinition === undefined
         ? undefined
-        : createGuard(db, { collection: definition.name, entity: definition.events.entity, definition: definition.guard, writer, locks });
+        : createGuard(db, { collection: definition.name, entity: definition.events.entity, definition: guardDefinition, writer, locks });
     // each event is checked against its entity's contract when it is written (STYLE 7)
     const validate = createEventValidator([definition.events]);
     const buildEvent = createEventBuilder({ events: definition.events, represent: definition.represent, validate, maxEventBytes });

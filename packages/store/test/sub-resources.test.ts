@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '@rm/contracts';
+import type { Db } from 'mongodb';
 import { connectTestMongo, waitFor, type TestMongo } from '@rm/testkit';
 import { ResourceNotFoundError, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
 import { hours, partDefinition, partsOverlapping, testStore, widgetDefinition, type Part, type Parts, type Widgets } from './fixtures.js';
@@ -8,13 +9,17 @@ let mongo: TestMongo;
 let store: Store;
 let widgets: Widgets;
 let parts: Parts;
+/** Parts that belong to a widget: written only under a widget that is there, removed with it. */
+let widgetParts: Parts;
+const WIDGET_PARENT = { collection: 'widgets', entity: 'widget' };
 
 beforeAll(async () => {
   mongo = await connectTestMongo('store_children');
   // no wait before maintenance may finish or purge, so that tests can call it at once
   store = testStore(mongo.db, { staleAfterMs: 0, tombstoneGraceMs: 0 });
   parts = store.collection(partDefinition({ tombstones: 'purge' }));
-  widgets = store.collection(widgetDefinition({ cascadeTo: [parts] }));
+  widgetParts = store.collection(partDefinition({ name: 'widget_parts', parent: WIDGET_PARENT }));
+  widgets = store.collection(widgetDefinition({ cascadeTo: [widgetParts] }));
   await store.declareIndexes();
 });
 
@@ -24,8 +29,8 @@ afterAll(async () => {
 
 const tenant = 't1';
 const under = (parent: string) => ({ tenant, parent });
-const outboxOf = async (documentId: string): Promise<OutboxEntry[]> =>
-  ((await mongo.db.collection<StoredDocument<unknown>>(parts.name).findOne({ _id: documentId }))?.outbox ?? []);
+const outboxOf = async (documentId: string, collection = parts.name): Promise<OutboxEntry[]> =>
+  ((await mongo.db.collection<StoredDocument<unknown>>(collection).findOne({ _id: documentId }))?.outbox ?? []);
 const keysOf = (items: { key: string }[]) => items.map((item) => item.key);
 
 describe('sub-resources', () => {
@@ -135,15 +140,84 @@ describe('removeMany', () => {
   });
 });
 
+describe('sub-resources of a parent collection', () => {
+  it('are written only under a parent that is there: 404 naming the parent otherwise', async () => {
+    const missing = widgetParts.create(under('w-never'), hours(1, 2));
+    await expect(missing).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await expect(missing).rejects.toMatchObject({ statusCode: 404, message: expect.stringContaining("widget 'w-never'") });
+
+    await widgets.put({ tenant, key: 'w-gone' }, { colour: 'red' });
+    const part = await widgetParts.create(under('w-gone'), hours(1, 2));
+    await widgets.remove({ tenant, key: 'w-gone' });
+    await expect(widgetParts.create(under('w-gone'), hours(3, 4))).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await expect(widgetParts.put({ ...under('w-gone'), key: part.key }, hours(5, 6))).rejects.toBeInstanceOf(ResourceNotFoundError);
+    expect(await widgetParts.find(under('w-gone'))).toEqual([]);
+  });
+
+  // Reproduced before the fix (a cascade that ended without sealing the guard): the part was left
+  // behind under a removed widget.
+  it('leave no part behind when one is decided while its widget is there and committed after the cascade', async () => {
+    await widgets.put({ tenant, key: 'w-race' }, { colour: 'red' });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let checked: () => void = () => {};
+    const parentChecked = new Promise<void>((resolve) => (checked = resolve));
+    // the writer's first look at the widget finds it, then waits until the widget is removed
+    let holdOnce = true;
+    const slowDb = dbWithSlowParentReads(mongo.db, 'widgets', async () => {
+      if (!holdOnce) return;
+      holdOnce = false;
+      checked();
+      await held;
+    });
+    const writer = testStore(slowDb).collection(partDefinition({ name: widgetParts.name, parent: WIDGET_PARENT }));
+
+    const writing = writer.create(under('w-race'), hours(1, 2));
+    await parentChecked;
+    await widgets.remove({ tenant, key: 'w-race' });
+    release();
+
+    await expect(writing).rejects.toBeInstanceOf(ResourceNotFoundError);
+    expect(await widgetParts.collection.countDocuments({ tenant, parent: 'w-race', deleted: { $exists: false } })).toBe(0);
+  });
+});
+
+/** The database, except that reads of `parentCollection` wait for `pause` after they found what they found. */
+function dbWithSlowParentReads(db: Db, parentCollection: string, pause: () => Promise<void>): Db {
+  return new Proxy(db, {
+    get(target, property) {
+      if (property !== 'collection') {
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (name: string, ...rest: unknown[]) => {
+        const collection = target.collection(name, ...(rest as []));
+        if (name !== parentCollection) return collection;
+        return new Proxy(collection, {
+          get(inner, innerProperty) {
+            const value = Reflect.get(inner, innerProperty, inner) as unknown;
+            if (innerProperty !== 'findOne' || typeof value !== 'function') return typeof value === 'function' ? value.bind(inner) : value;
+            return async (...args: unknown[]) => {
+              const found = await (value as (...a: unknown[]) => Promise<unknown>).apply(inner, args);
+              await pause();
+              return found;
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
 describe('cascade', () => {
   it('removes the sub-resources of a removed resource, each with its own event', async () => {
     await widgets.put({ tenant, key: 'w-cascade' }, { colour: 'red' });
-    const first = await parts.create(under('w-cascade'), hours(1, 2));
-    const second = await parts.create(under('w-cascade'), hours(3, 4));
+    const first = await widgetParts.create(under('w-cascade'), hours(1, 2));
+    const second = await widgetParts.create(under('w-cascade'), hours(3, 4));
     await widgets.remove({ tenant, key: 'w-cascade' });
 
-    expect(await parts.find(under('w-cascade'))).toEqual([]);
-    for (const part of [first, second]) expect((await outboxOf(`${tenant}/w-cascade/${part.key}`)).at(-1)?.type).toBe('part.deleted');
+    expect(await widgetParts.find(under('w-cascade'))).toEqual([]);
+    for (const part of [first, second]) expect((await outboxOf(`${tenant}/w-cascade/${part.key}`, widgetParts.name)).at(-1)?.type).toBe('part.deleted');
     expect(await widgets.collection.findOne({ _id: `${tenant}/w-cascade` })).not.toHaveProperty('cascading');
   });
 
@@ -153,48 +227,48 @@ describe('cascade', () => {
     let holdFirst: Promise<void> | undefined = new Promise<void>((resolve) => (release = resolve));
     // a cascade slowed down (a large one, a slow database): its first call waits for the test
     const slowParts = {
-      async removeMany(...args: Parameters<Parts['removeMany']>) {
+      async removeChildrenOf(...args: Parameters<Parts['removeChildrenOf']>) {
         const hold = holdFirst;
         holdFirst = undefined;
         if (hold !== undefined) await hold;
-        return parts.removeMany(...args);
+        return widgetParts.removeChildrenOf(...args);
       },
     };
     const slowStore = testStore(mongo.db, { staleAfterMs: 0, tombstoneGraceMs: 0 });
-    const slowWidgets = slowStore.collection(widgetDefinition({ name: 'slow_widgets', cascadeTo: [slowParts] }));
+    const slowWidgets = slowStore.collection(widgetDefinition({ cascadeTo: [slowParts] }));
     await slowWidgets.put({ tenant, key: 'w-back' }, { colour: 'red' });
-    const old = await parts.create(under('w-back'), hours(1, 2));
+    const old = await widgetParts.create(under('w-back'), hours(1, 2));
 
     const removing = slowWidgets.remove({ tenant, key: 'w-back' });
     await waitFor('the tombstone to be written', async () => (await slowWidgets.collection.findOne({ _id: `${tenant}/w-back` }))?.deleted === true);
     // created again: this finishes the old cascade itself, then a new part comes
     await slowWidgets.put({ tenant, key: 'w-back' }, { colour: 'blue' });
-    const fresh = await parts.create(under('w-back'), hours(3, 4));
+    const fresh = await widgetParts.create(under('w-back'), hours(3, 4));
     release();
     await removing;
 
-    expect(await parts.get({ ...under('w-back'), key: old.key })).toBeNull();
-    expect(await parts.get({ ...under('w-back'), key: fresh.key })).toMatchObject({ version: 1 });
+    expect(await widgetParts.get({ ...under('w-back'), key: old.key })).toBeNull();
+    expect(await widgetParts.get({ ...under('w-back'), key: fresh.key })).toMatchObject({ version: 1 });
   });
 
   it('is finished by maintenance when a crash stopped it half way', async () => {
     await widgets.put({ tenant, key: 'w-crash' }, { colour: 'red' });
-    const orphan = await parts.create(under('w-crash'), hours(1, 2));
+    const orphan = await widgetParts.create(under('w-crash'), hours(1, 2));
     // what a process that died right after writing the tombstone leaves behind
     await widgets.collection.updateOne({ _id: `${tenant}/w-crash` }, { $set: { deleted: true, cascading: true, updated_at: new Date() }, $inc: { version: 1 }, $unset: { body: '' } });
 
     expect((await store.maintain()).cascadesFinished).toBeGreaterThanOrEqual(1);
-    expect(await parts.get({ ...under('w-crash'), key: orphan.key })).toBeNull();
+    expect(await widgetParts.get({ ...under('w-crash'), key: orphan.key })).toBeNull();
     expect(await widgets.collection.findOne({ _id: `${tenant}/w-crash` })).not.toHaveProperty('cascading');
   });
 
   it('is finished first when the resource is created again, so that the new one starts without the old sub-resources', async () => {
     await widgets.put({ tenant, key: 'w-again' }, { colour: 'red' });
-    const old = await parts.create(under('w-again'), hours(1, 2));
+    const old = await widgetParts.create(under('w-again'), hours(1, 2));
     await widgets.collection.updateOne({ _id: `${tenant}/w-again` }, { $set: { deleted: true, cascading: true, updated_at: new Date() }, $inc: { version: 1 }, $unset: { body: '' } });
 
     await expect(widgets.put({ tenant, key: 'w-again' }, { colour: 'blue' })).resolves.toMatchObject({ created: true, resource: { version: 3 } });
-    expect(await parts.get({ ...under('w-again'), key: old.key })).toBeNull();
+    expect(await widgetParts.get({ ...under('w-again'), key: old.key })).toBeNull();
     expect(await widgets.collection.findOne({ _id: `${tenant}/w-again` })).not.toHaveProperty('cascading');
   });
 });
