@@ -10,11 +10,10 @@ export const BusinessId = Type.String({
   description: 'Chosen by the caller: 1 to 512 characters from a-z, A-Z, 0-9 and . ~ - _ (none needs URL encoding).',
 });
 export const GeneratedId = Type.String({ format: 'uuid', description: 'A UUID the service generated.' });
-export const DateTime = Type.String({
-  format: 'date-time',
-  maxLength: 64,
-  description: 'An RFC 3339 date-time with an offset (Z or ±hh:mm), at most 64 characters; returned in UTC.',
-});
+const DATE_TIME = 'An RFC 3339 date-time with an offset (Z or ±hh:mm), at most 64 characters; returned in UTC.';
+export const DateTime = Type.String({ format: 'date-time', maxLength: 64, description: DATE_TIME });
+/** A date-time field with a rule of its own, told in its description. */
+export const dateTimeWith = (rule: string) => Type.String({ format: 'date-time', maxLength: 64, description: `${DATE_TIME} ${rule}` });
 /** ISO 8601 duration in weeks, days, hours, minutes, seconds (DESIGN §8); the `duration` format is ours. */
 export const Duration = Type.String({
   format: 'duration',
@@ -76,3 +75,13 @@ export const PageQuery = Type.Object(
   { additionalProperties: false },
 );
 export type PageQuery = Static<typeof PageQuery>;
+
+/** `from` and `until` of a list or bulk delete by time (spec: Conventions 5): either may be absent. */
+export const TimeRangeQuery = Type.Object(
+  {
+    from: Type.Optional(dateTimeWith('Matches what ends after it.')),
+    until: Type.Optional(dateTimeWith('Matches what starts before it; not before from.')),
+  },
+  { additionalProperties: false },
+);
+export type TimeRangeQuery = Static<typeof TimeRangeQuery>;

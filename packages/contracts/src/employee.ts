@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BusinessId, Cursors, Version } from './common.js';
+import { BusinessId, Cursors, GeneratedId, Version } from './common.js';
 import { entityEvents } from './events.js';
 import { Costs, HomeBaseRef, NamedAddress, ReadOnly, StringList } from './shapes.js';
 
@@ -57,3 +57,14 @@ export type EmployeePage = Static<typeof EmployeePage>;
 
 export const EmployeeParams = Type.Object({ employee_id: BusinessId }, { additionalProperties: false });
 export type EmployeeParams = Static<typeof EmployeeParams>;
+
+/** `/employee/{employee_id}/shift-schedule/{generated_id}` and `/employee/{employee_id}/availability/{generated_id}`. */
+export const EmployeeItemParams = Type.Object({ employee_id: BusinessId, generated_id: GeneratedId }, { additionalProperties: false });
+export type EmployeeItemParams = Static<typeof EmployeeItemParams>;
+
+/** `/employee/{employee_id}/unavailability/{unavailability_id}`: generated, or chosen by the caller. */
+export const EmployeeUnavailabilityParams = Type.Object(
+  { employee_id: BusinessId, unavailability_id: GeneratedId },
+  { additionalProperties: false },
+);
+export type EmployeeUnavailabilityParams = Static<typeof EmployeeUnavailabilityParams>;

@@ -10,3 +10,6 @@ export * from './shapes.js';
 export * from './address-rules.js';
 export * from './applied-versions.js';
 export * from './tenant.js';
+export * from './availability.js';
+export * from './employee-unavailability.js';
+export * from './shift-schedule.js';

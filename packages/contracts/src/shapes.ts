@@ -26,6 +26,7 @@ export const GeoPoint = Type.Object(
 
 const LOCATION_NAME = 'Names the location; co-located entities are matched by it. 1 to 200 characters.';
 
+/** The fields of an address apart from its name (also the deprecated flat start-location fields). */
 const addressFields = {
   address_line: Type.Optional(text(500, 'Street, house number, bus and the like: 1 to 500 characters.')),
   city: Type.Optional(text(200, '1 to 200 characters.')),
@@ -57,3 +58,31 @@ export const Costs = Type.Object(
   { additionalProperties: false },
 );
 export type Costs = Static<typeof Costs>;
+
+/**
+ * Where an availability or a shift starts (spec: Start location): one of `address` (named: matching
+ * is by name), `home_base` or `at_last_end`; or the deprecated flat address fields, `name` required
+ * with them. That at most one is chosen is a domain rule.
+ */
+export const StartLocation = Type.Object(
+  {
+    address: Type.Optional(NamedAddress),
+    home_base: Type.Optional(HomeBaseRef),
+    at_last_end: Type.Optional(Type.Boolean({ description: 'Start where the preceding deployed combination ended.' })),
+    name: Type.Optional(text(200, `Deprecated: use address.name. ${LOCATION_NAME}`)),
+    ...addressFields,
+  },
+  { additionalProperties: false, description: 'At most one of address, home_base, at_last_end, or the deprecated flat address fields.' },
+);
+export type StartLocation = Static<typeof StartLocation>;
+
+/** Where an availability or a shift ends (spec: End location): at most one of these. */
+export const EndLocation = Type.Object(
+  {
+    address: Type.Optional(Address),
+    home_base: Type.Optional(HomeBaseRef),
+    at_last_activity: Type.Optional(Type.Boolean({ description: 'The optimization picks the best end location, an order location.' })),
+  },
+  { additionalProperties: false, description: 'Experimental. At most one of address, home_base and at_last_activity.' },
+);
+export type EndLocation = Static<typeof EndLocation>;
