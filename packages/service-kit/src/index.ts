@@ -54,3 +54,4 @@ export { createService, OPENAPI_PATHS_URL, type ServiceOptions } from './server.
 export { createOpenApiCollector, type OpenApiOperation, type OpenApiPaths } from './openapi.js';
 export { mongoReadiness, natsReadiness, type ReadinessCheck, type PingableDb, type NatsConnectionLike, type JetStreamManagerLike } from './health.js';
 export { installGracefulShutdown, type GracefulShutdownOptions, type ShutdownStep, type ShutdownOutcome } from './shutdown.js';
+export { parseTimeRange, type TimeRange } from './time-range.js';

@@ -1,16 +1,32 @@
 import { defineService } from '@rm/runtime';
 import { SERVICE_NAME } from './events.js';
+import { availabilityRoutes } from './routes/availability.routes.js';
+import { employeeUnavailabilityRoutes } from './routes/employee-unavailability.routes.js';
 import { employeeRoutes } from './routes/employee.routes.js';
+import { shiftScheduleRoutes } from './routes/shift-schedule.routes.js';
+import { createAvailabilityRepository } from './store/availability-repository.js';
+import { createEmployeeUnavailabilityRepository } from './store/employee-unavailability-repository.js';
 import { createEmployeeRepository } from './store/employee-repository.js';
+import { createShiftScheduleRepository } from './store/shift-schedule-repository.js';
 
 /** The employees service: what it stores and the routes it serves; @rm/runtime connects and runs it. */
 export const employeesService = defineService({
   name: SERVICE_NAME,
   port: 3001,
-  collections: (store) => ({ employees: createEmployeeRepository(store) }),
+  collections: (store) => {
+    const availabilities = createAvailabilityRepository(store);
+    const schedules = createShiftScheduleRepository(store);
+    const unavailabilities = createEmployeeUnavailabilityRepository(store);
+    const employees = createEmployeeRepository(store, [availabilities, schedules, unavailabilities]);
+    return { employees, availabilities, schedules, unavailabilities };
+  },
   routes:
     ({ collections, cursors }) =>
     async (api) => {
-      await api.register(employeeRoutes, { employees: collections.employees, cursors });
+      const { employees, availabilities, schedules, unavailabilities } = collections;
+      await api.register(employeeRoutes, { employees, cursors });
+      await api.register(shiftScheduleRoutes, { employees, schedules });
+      await api.register(availabilityRoutes, { employees, availabilities });
+      await api.register(employeeUnavailabilityRoutes, { employees, unavailabilities });
     },
 });

@@ -5,7 +5,7 @@ import { createConsumerRunner, type ConsumerRunner } from '@rm/bus';
 import { createLogger } from '@rm/service-kit';
 import { isOutage } from '@rm/store';
 import { connectTestNats, uniqueName, waitFor, type TestNats } from '@rm/testkit';
-import { EMPLOYEES_COLLECTION } from '../src/store/employee-repository.js';
+import { EMPLOYEES_COLLECTION } from '../src/store/employee-parent.js';
 import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
 
 // The stream outlives test runs on a shared server: this run's tenant tells its events apart.

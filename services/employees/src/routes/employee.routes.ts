@@ -25,6 +25,7 @@ import {
 } from '@rm/service-kit';
 import type { Resource } from '@rm/store';
 import { decideEmployee, type EmployeeInput } from '../domain/employee.js';
+import { assertHomeBasesExist } from '../home-base-references.js';
 import { toEmployee, type EmployeeRepository } from '../store/employee-repository.js';
 
 export interface EmployeeRoutesOptions {
@@ -71,6 +72,7 @@ export const employeeRoutes: FastifyPluginAsync<EmployeeRoutesOptions> = async (
     async (request, reply) => {
       const decision = decideEmployee(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
+      await assertHomeBasesExist(request.auth.tenant, decision.employee);
       const key = request.params.employee_id;
       const { resource, created } = await employees.put({ tenant: request.auth.tenant, key }, decision.employee, {
         ifMatch: parseIfMatch(request.headers['if-match']),

@@ -1,0 +1,119 @@
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  Availability,
+  AvailabilityBody,
+  AvailabilityList,
+  EmployeeItemParams,
+  EmployeeParams,
+  Problem,
+  TimeRangeQuery,
+  type EmployeeItemParams as ItemParams,
+  type EmployeeParams as Params,
+  type TimeRangeQuery as RangeQuery,
+} from '@rm/contracts';
+import { NotFound, ValidationProblem, parseIfMatch, parseTimeRange, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
+import { overlapping } from '@rm/store';
+import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
+import { assertHomeBasesExist } from '../home-base-references.js';
+import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
+import type { EmployeeRepository } from '../store/employee-repository.js';
+import { assertEmployeeExists, employeeScope, subResourceUrl } from './employee-scope.js';
+
+export interface AvailabilityRoutesOptions {
+  employees: EmployeeRepository;
+  availabilities: AvailabilityRepository;
+}
+
+const SEGMENT = 'availability';
+const problems = { 400: Problem, 404: Problem, 409: Problem, 412: Problem };
+/** Spec rule 2: lists and bulk deletes match availabilities whose span overlaps the range. */
+const spanOverlapping = (query: RangeQuery) => overlapping('span.start', 'span.end', parseTimeRange(query));
+
+/** `/employee/{employee_id}/availability…` (spec: Availabilities). */
+export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> = async (app, { employees, availabilities }) => {
+  app.get<{ Params: Params; Querystring: RangeQuery }>(
+    '/employee/:employee_id/availability',
+    { schema: { params: EmployeeParams, querystring: TimeRangeQuery, response: { 200: AvailabilityList, ...problems } } },
+    async (request) => {
+      const scope = employeeScope(request);
+      const where = spanOverlapping(request.query);
+      await assertEmployeeExists(employees, scope);
+      return (await availabilities.find(scope, where)).map(toAvailability);
+    },
+  );
+
+  app.post<{ Params: Params; Body: AvailabilityInput }>(
+    '/employee/:employee_id/availability',
+    { schema: { params: EmployeeParams, body: AvailabilityBody, response: { 201: Availability, ...problems } } },
+    async (request, reply) => {
+      const decision = decideAvailability(request.body);
+      if (!decision.ok) throw new ValidationProblem(decision.violations);
+      const scope = employeeScope(request);
+      await assertHomeBasesExist(scope.tenant, decision.availability);
+      const created = await availabilities.create(scope, decision.availability);
+      return replyWritten(reply, {
+        status: 201,
+        body: toAvailability(created),
+        version: created.version,
+        location: subResourceUrl(request, scope, SEGMENT, created.key),
+      });
+    },
+  );
+
+  app.delete<{ Params: Params; Querystring: RangeQuery }>(
+    '/employee/:employee_id/availability',
+    { schema: { params: EmployeeParams, querystring: TimeRangeQuery, response: { 400: Problem, 404: Problem } } },
+    async (request, reply) => {
+      const scope = employeeScope(request);
+      const where = spanOverlapping(request.query);
+      await assertEmployeeExists(employees, scope);
+      await availabilities.removeMany(scope, where);
+      return replyDeleted(reply);
+    },
+  );
+
+  app.get<{ Params: ItemParams }>(
+    '/employee/:employee_id/availability/:generated_id',
+    { schema: { params: EmployeeItemParams, response: { 200: Availability, ...problems } } },
+    async (request, reply) => {
+      const scope = employeeScope(request);
+      await assertEmployeeExists(employees, scope);
+      const found = await availabilities.get({ ...scope, key: request.params.generated_id });
+      if (found === null) throw new NotFound(`availability '${request.params.generated_id}' does not exist`);
+      return replyRead(reply, { body: toAvailability(found), version: found.version });
+    },
+  );
+
+  app.put<{ Params: ItemParams; Body: AvailabilityInput }>(
+    '/employee/:employee_id/availability/:generated_id',
+    { schema: { params: EmployeeItemParams, body: AvailabilityBody, response: { 200: Availability, ...problems } } },
+    async (request, reply) => {
+      const decision = decideAvailability(request.body);
+      if (!decision.ok) throw new ValidationProblem(decision.violations);
+      const scope = employeeScope(request);
+      await assertHomeBasesExist(scope.tenant, decision.availability);
+      const key = request.params.generated_id;
+      const { resource } = await availabilities.put({ ...scope, key }, decision.availability, {
+        ifMatch: parseIfMatch(request.headers['if-match']),
+        mode: 'update',
+      });
+      return replyWritten(reply, {
+        status: 200,
+        body: toAvailability(resource),
+        version: resource.version,
+        location: subResourceUrl(request, scope, SEGMENT, key),
+      });
+    },
+  );
+
+  app.delete<{ Params: ItemParams }>(
+    '/employee/:employee_id/availability/:generated_id',
+    { schema: { params: EmployeeItemParams, response: { 400: Problem, 404: Problem, 412: Problem } } },
+    async (request, reply) => {
+      const scope = employeeScope(request);
+      await assertEmployeeExists(employees, scope);
+      await availabilities.remove({ ...scope, key: request.params.generated_id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
+      return replyDeleted(reply);
+    },
+  );
+};

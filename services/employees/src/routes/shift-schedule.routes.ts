@@ -1,0 +1,114 @@
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  EmployeeItemParams,
+  EmployeeParams,
+  Problem,
+  ShiftSchedule,
+  ShiftScheduleBody,
+  ShiftScheduleList,
+  WrittenShiftSchedule,
+  type EmployeeItemParams as ItemParams,
+  type ShiftScheduleFields,
+  type EmployeeParams as Params,
+} from '@rm/contracts';
+import { NotFound, ValidationProblem, parseIfMatch, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
+import type { Resource } from '@rm/store';
+import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
+import { assertHomeBasesExist } from '../home-base-references.js';
+import type { EmployeeRepository } from '../store/employee-repository.js';
+import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
+import { assertEmployeeExists, employeeScope, subResourceUrl } from './employee-scope.js';
+
+export interface ShiftScheduleRoutesOptions {
+  employees: EmployeeRepository;
+  schedules: ShiftScheduleRepository;
+}
+
+const SEGMENT = 'shift-schedule';
+const problems = { 400: Problem, 404: Problem, 412: Problem };
+
+/** POST and PUT answer the schedule without `version` (spec rule 5); the ETag carries it. */
+function writtenSchedule(resource: Resource<ShiftScheduleFields>) {
+  const { version: _version, ...schedule } = toShiftSchedule(resource);
+  return schedule;
+}
+
+/**
+ * `/employee/{employee_id}/shift-schedule…` (spec: Shift schedules). The GET of one schedule is ours:
+ * it is where `Location` points.
+ */
+export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions> = async (app, { employees, schedules }) => {
+  app.get<{ Params: Params }>(
+    '/employee/:employee_id/shift-schedule',
+    { schema: { params: EmployeeParams, response: { 200: ShiftScheduleList, 400: Problem, 404: Problem } } },
+    async (request) => {
+      const scope = employeeScope(request);
+      await assertEmployeeExists(employees, scope);
+      return (await schedules.find(scope)).map(toShiftSchedule);
+    },
+  );
+
+  app.post<{ Params: Params; Body: ShiftScheduleInput }>(
+    '/employee/:employee_id/shift-schedule',
+    { schema: { params: EmployeeParams, body: ShiftScheduleBody, response: { 201: WrittenShiftSchedule, ...problems } } },
+    async (request, reply) => {
+      const decision = decideShiftSchedule(request.body);
+      if (!decision.ok) throw new ValidationProblem(decision.violations);
+      const scope = employeeScope(request);
+      await assertHomeBasesExist(scope.tenant, decision.schedule);
+      const created = await schedules.create(scope, decision.schedule);
+      return replyWritten(reply, {
+        status: 201,
+        body: writtenSchedule(created),
+        version: created.version,
+        location: subResourceUrl(request, scope, SEGMENT, created.key),
+      });
+    },
+  );
+
+  app.get<{ Params: ItemParams }>(
+    '/employee/:employee_id/shift-schedule/:generated_id',
+    { schema: { params: EmployeeItemParams, response: { 200: ShiftSchedule, ...problems } } },
+    async (request, reply) => {
+      const scope = employeeScope(request);
+      await assertEmployeeExists(employees, scope);
+      const found = await schedules.get({ ...scope, key: request.params.generated_id });
+      if (found === null) throw new NotFound(`shift-schedule '${request.params.generated_id}' does not exist`);
+      return replyRead(reply, { body: toShiftSchedule(found), version: found.version });
+    },
+  );
+
+  app.put<{ Params: ItemParams; Body: ShiftScheduleInput }>(
+    '/employee/:employee_id/shift-schedule/:generated_id',
+    { schema: { params: EmployeeItemParams, body: ShiftScheduleBody, response: { 201: WrittenShiftSchedule, ...problems } } },
+    async (request, reply) => {
+      const decision = decideShiftSchedule(request.body);
+      if (!decision.ok) throw new ValidationProblem(decision.violations);
+      const scope = employeeScope(request);
+      await assertHomeBasesExist(scope.tenant, decision.schedule);
+      const key = request.params.generated_id;
+      const { resource } = await schedules.put({ ...scope, key }, decision.schedule, {
+        ifMatch: parseIfMatch(request.headers['if-match']),
+        mode: 'update',
+      });
+      // spec: "201 with the schedule, or 204"
+      return replyWritten(reply, {
+        status: 201,
+        body: writtenSchedule(resource),
+        version: resource.version,
+        location: subResourceUrl(request, scope, SEGMENT, key),
+      });
+    },
+  );
+
+  app.delete<{ Params: ItemParams }>(
+    '/employee/:employee_id/shift-schedule/:generated_id',
+    { schema: { params: EmployeeItemParams, response: { 400: Problem, 404: Problem, 412: Problem } } },
+    async (request, reply) => {
+      const scope = employeeScope(request);
+      await assertEmployeeExists(employees, scope);
+      await schedules.remove({ ...scope, key: request.params.generated_id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
+      return replyDeleted(reply);
+    },
+  );
+};
