@@ -1,15 +1,13 @@
 // HTTP: what the employees service's HTTP layer (routing, JSON schema validation, token verification,
 // domain rules, serialization) adds to the repository call it makes, through Fastify's inject().
 import type { EmployeeFields } from '@rm/contracts';
-import { startService, type RunningService } from '@rm/runtime';
 import { createCursorCodec, isStringKey, paginate } from '@rm/service-kit';
 import type { Resource, StoredDocument } from '@rm/store';
-import { createTestServiceEnv, type TestServiceEnv } from '@rm/testkit';
-import { employeesService } from '../services/employees/dist/app.js';
 import { EMPLOYEES_COLLECTION } from '../services/employees/dist/store/employee-parent.js';
 import type { EmployeeRepository } from '../services/employees/dist/store/employee-repository.js';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
+import { startEmployees, type StartedEmployees } from './lib/employees-app.ts';
 import { printTable, type ReportRow } from './lib/report.ts';
 import { measureInterleaved, measureSeries, warmUp, type InterleavedSeries, type SeriesResult } from './lib/series.ts';
 
@@ -32,8 +30,8 @@ export const httpBench: Bench = {
   async run(context) {
     // Two services as the runtime runs them (store, relay, maintenance), each on a database of its
     // own: one is driven through HTTP, the other through its repository, at equal collection sizes.
-    const app = await startEmployees();
-    const direct = await startEmployees();
+    const app = await startApp();
+    const direct = await startApp();
     try {
       const rows: ReportRow[] = [];
       await comparePuts(context, app, direct.service.collections.employees, rows);
@@ -46,31 +44,15 @@ export const httpBench: Bench = {
   },
 };
 
-interface StartedApp {
-  service: RunningService<ReturnType<typeof employeesService.collections>, Record<never, never>>;
-  env: TestServiceEnv;
+interface StartedApp extends StartedEmployees {
   /** Bearer headers of a client of TENANT and of one of LISTED_TENANT. */
   headers: Record<string, string>;
   listHeaders: Record<string, string>;
-  close(): Promise<void>;
 }
 
-/** The real service, started as its tests start it: real token verification against a served key set. */
-async function startEmployees(): Promise<StartedApp> {
-  const env = await createTestServiceEnv('bench_http');
-  const service = await startService(employeesService, { env: env.variables, listen: false });
-  // One token per client for the whole run, as a client reuses it: every request still verifies it.
-  const bearer = (tenant: string) => env.bearer(tenant, { expiresInSeconds: 3600 });
-  return {
-    service,
-    env,
-    headers: await bearer(TENANT),
-    listHeaders: await bearer(LISTED_TENANT),
-    async close() {
-      await service.stop();
-      await env.close();
-    },
-  };
+async function startApp(): Promise<StartedApp> {
+  const started = await startEmployees('bench_http');
+  return { ...started, headers: await started.bearer(TENANT), listHeaders: await started.bearer(LISTED_TENANT) };
 }
 
 async function comparePuts(context: BenchContext, app: StartedApp, direct: EmployeeRepository, rows: ReportRow[]) {

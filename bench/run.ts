@@ -3,6 +3,7 @@
 // one Markdown table per bench, each case next to its baseline. See bench/README.md.
 import { cpus } from 'node:os';
 import { describeServers, startRunServers } from '@rm/testkit';
+import { availabilityBench } from './availability.bench.ts';
 import { eventPathBench } from './event-path.bench.ts';
 import { gatewayBench } from './gateway.bench.ts';
 import { httpBench } from './http.bench.ts';
@@ -10,7 +11,7 @@ import { openBenchContext, type Bench } from './lib/bench.ts';
 import { msSince } from './lib/stats.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, gatewayBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, availabilityBench, gatewayBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));

@@ -15,7 +15,7 @@ export {
   StoreUsageError,
 } from './errors.js';
 export { APPLIED_VERSIONS_COLLECTION } from './applied-versions.js';
-export { GUARDS_COLLECTION, type GuardDefinition, type GuardItem } from './guard.js';
+export { GUARDS_COLLECTION, type GuardDefinition, type GuardDocument, type GuardItem, type GuardView } from './guard.js';
 export {
   overlapping,
   type CascadeTarget,

@@ -12,7 +12,7 @@ import {
   StoreUsageError,
 } from './errors.js';
 import type { EventBuilder } from './event-builder.js';
-import type { Guard, GuardDefinition } from './guard.js';
+import type { Guard, GuardDefinition, GuardView } from './guard.js';
 import type { ItemWrite, ItemWriter } from './item-writes.js';
 
 /** Parsed If-Match: any existing version, or one of the listed ones. */
@@ -143,12 +143,12 @@ export function createResourceCollection<Body>(
   async function commit(
     scope: Scope,
     ids: readonly string[],
-    decide: () => Promise<ItemWrite<Body>[]>,
+    decide: (guard: GuardView) => Promise<ItemWrite<Body>[]>,
     options: { seal?: boolean } = {},
   ): Promise<ItemWrite<Body>[]> {
     if (guard !== undefined) return guard.commit(scope, decide, options);
     return locks.exclusiveAll(ids.map((id) => lockKey(name, id)), async () => {
-      const writes = await decide();
+      const writes = await decide({ parentMayBeGone: true });
       if (writes.length <= 1) return writes[0] !== undefined && (await writer.applyOne(writes[0])) ? writes : [];
       return writer.applyMany(writes);
     });
@@ -210,9 +210,13 @@ export function createResourceCollection<Body>(
     return found !== null && found.deleted !== true;
   }
 
-  /** Inside a guarded decision: a sub-resource is written only under a parent that is there. */
-  async function checkParent(scope: Scope): Promise<void> {
-    if (parent !== undefined && !(await parentIsLive(scope))) throw new ResourceNotFoundError(parent.entity, scope.parent ?? '');
+  /**
+   * Inside a guarded decision: a sub-resource is written only under a parent that is there. An unsealed
+   * guard vouches for its parent: had the parent gone, its cascade would remove what this writes.
+   */
+  async function checkParent(scope: Scope, { parentMayBeGone }: GuardView): Promise<void> {
+    if (parent === undefined || !parentMayBeGone) return;
+    if (!(await parentIsLive(scope))) throw new ResourceNotFoundError(parent.entity, scope.parent ?? '');
   }
 
   async function create(scope: Scope, body: Body): Promise<Resource<Body>> {
@@ -221,8 +225,8 @@ export function createResourceCollection<Body>(
     const write = liveWrite(id, null, body, new Date());
     // A fresh UUIDv7 cannot exist yet: no read first, and nothing to retry.
     const [applied] = await orUnavailable(() =>
-      commit(scope, [write._id], async () => {
-        await checkParent(scope);
+      commit(scope, [write._id], async (view) => {
+        await checkParent(scope, view);
         return [write];
       }),
     );
@@ -238,8 +242,8 @@ export function createResourceCollection<Body>(
     return orUnavailable(() =>
       untilApplied(id.key, async () => {
         let unchanged: StoredDocument<Body> | undefined;
-        const [applied] = await commit(id, [_id], async () => {
-          await checkParent(id);
+        const [applied] = await commit(id, [_id], async (view) => {
+          await checkParent(id, view);
           const current = await read(_id);
           checkIfMatch(id.key, current, ifMatch);
           const missing = current === null || current.deleted === true;

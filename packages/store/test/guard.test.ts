@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestMongo, testServers, type TestMongo } from '@rm/testkit';
-import { MongoClient } from 'mongodb';
-import { GUARDS_COLLECTION, ResourceConflictError, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
+import { Binary, BSON, MongoClient } from 'mongodb';
+import { GUARDS_COLLECTION, ResourceConflictError, type GuardDocument, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
 import { hasAtomicConditionalUpdates, hours, noOverlappingParts, partDefinition, testStore, widgetDefinition, type Part, type Parts } from './fixtures.js';
 
 let mongo: TestMongo;
@@ -21,6 +21,8 @@ afterAll(async () => {
 
 const tenant = 't1';
 const under = (parent: string) => ({ tenant, parent });
+const rawGuard = (parent: string) => mongo.db.collection<GuardDocument>(GUARDS_COLLECTION).findOne({ _id: `${parts.name}/${tenant}/${parent}` });
+const unpackedItems = (guard: GuardDocument | null) => (guard === null ? [] : BSON.deserialize(guard.items.buffer).items);
 const rawPart = (db: typeof mongo.db, parent: string, key: string) =>
   db.collection<StoredDocument<Part>>(parts.name).findOne({ _id: `${tenant}/${parent}/${key}` });
 
@@ -96,8 +98,9 @@ describe('a guarded invariant (no two parts of a widget overlap)', () => {
     const report = await restarted.maintain();
     expect(report.intentsFinished).toBeGreaterThanOrEqual(1);
     expect(await rawPart(mongo.db, 'w-7', part.key)).toMatchObject({ version: 1, body: hours(8, 12) });
-    const guard = await mongo.db.collection(GUARDS_COLLECTION).findOne({ _id: `${parts.name}/${tenant}/w-7` as never });
-    expect(guard).toMatchObject({ intents: [], items: [{ key: part.key }] });
+    const guard = await rawGuard('w-7');
+    expect(guard?.intents).toBeUndefined();
+    expect(unpackedItems(guard)).toMatchObject([{ key: part.key }]);
   });
 
   it('applies an intent found twice only once: the second application changes nothing, and counts as nothing finished', async () => {
@@ -107,14 +110,36 @@ describe('a guarded invariant (no two parts of a widget overlap)', () => {
     // its writer applied it: maintenance only clears it, and reports no crash to recover from
     expect((await restarted.maintain()).intentsFinished).toBe(0);
     expect(await rawPart(mongo.db, 'w-8', part.key)).toMatchObject({ version: 1, outbox: [{ type: 'part.created' }] });
-    const guard = await mongo.db.collection(GUARDS_COLLECTION).findOne({ _id: `${parts.name}/${tenant}/w-8` as never });
-    expect(guard).toMatchObject({ intents: [] });
+    expect((await rawGuard('w-8'))?.intents).toBeUndefined();
   });
 
   it('is refused on a collection without parents, where one guard would hold a whole tenant', () => {
     expect(() => testStore(mongo.db).collection(widgetDefinition({ name: 'guarded_widgets', guard: noOverlappingParts as never }))).toThrow(
       StoreUsageError,
     );
+  });
+});
+
+describe('a guard this process remembers from its last commit', () => {
+  const elsewhere = () => testStore(mongo.db).collection(partDefinition({ name: parts.name, guard: noOverlappingParts }));
+
+  it('does not refuse on what another process has removed since', async () => {
+    const part = await parts.create(under('w-9'), hours(8, 12));
+    await elsewhere().remove({ ...under('w-9'), key: part.key });
+    await expect(parts.create(under('w-9'), hours(9, 10))).resolves.toMatchObject({ version: 1 });
+  });
+
+  it('does not let in what conflicts with what another process has written since', async () => {
+    await parts.create(under('w-10'), hours(8, 9));
+    const there = await elsewhere().create(under('w-10'), hours(10, 12));
+    await expect(parts.create(under('w-10'), hours(11, 13))).rejects.toMatchObject({ statusCode: 409, extensions: { conflicting_id: there.key } });
+  });
+
+  it('keeps the items packed in one value, and no intents once they are applied and cleared', async () => {
+    const part = await parts.create(under('w-11'), hours(8, 12));
+    const guard = await rawGuard('w-11');
+    expect(guard?.items).toBeInstanceOf(Binary);
+    expect(unpackedItems(guard)).toEqual([{ key: part.key, summary: { start: new Date(hours(8, 12).from), end: new Date(hours(8, 12).until) } }]);
   });
 });
 
