@@ -30,9 +30,9 @@ async function employee(id = uniqueName('emp')): Promise<string> {
   expect(response.statusCode).toBe(201);
   return id;
 }
-const post = (employeeId: string, payload: Body, extraHeaders: Body = {}) =>
+const post = (employeeId: string, payload: Body, extraHeaders: Record<string, string> = {}) =>
   harness.app.inject({ method: 'POST', url: url(employeeId), headers: { ...headers, ...extraHeaders }, payload });
-const put = (employeeId: string, id: string, payload: Body, extraHeaders: Body = {}) =>
+const put = (employeeId: string, id: string, payload: Body, extraHeaders: Record<string, string> = {}) =>
   harness.app.inject({ method: 'PUT', url: url(employeeId, `/${id}`), headers: { ...headers, ...extraHeaders }, payload });
 const list = async (employeeId: string, query = '') => {
   const response = await harness.app.inject({ method: 'GET', url: url(employeeId, query), headers });
@@ -106,7 +106,7 @@ describe('availability writes', () => {
   it('deletes one with an empty 204 (If-Match checked), after which it is 404', async () => {
     const employeeId = await employee();
     const availability = await created(employeeId, shift(8));
-    const remove = (extra: Body = {}) => harness.app.inject({ method: 'DELETE', url: url(employeeId, `/${availability.id}`), headers: { ...headers, ...extra } });
+    const remove = (extra: Record<string, string> = {}) => harness.app.inject({ method: 'DELETE', url: url(employeeId, `/${availability.id}`), headers: { ...headers, ...extra } });
     expect((await remove({ 'if-match': 'W/"7"' })).statusCode).toBe(412);
     const removed = await remove({ 'if-match': 'W/"1"' });
     expect(removed.statusCode).toBe(204);
