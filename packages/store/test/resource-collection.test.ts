@@ -263,3 +263,21 @@ describe('a database outage', () => {
     }
   });
 });
+
+describe('indexes', () => {
+  // Reproduced before the fix: FerretDB closed the connection when one createIndexes call named two
+  // indexes that existed already, so a service could not start again on its own database.
+  it('are declared again when a service starts again on the same database', async () => {
+    const definition = widgetDefinition({ name: 'restarted_widgets', cascadeTo: [], tombstones: 'purge' });
+    await declareAll(definition);
+    await expect(declareAll(definition)).resolves.toBeUndefined();
+    const names = (await mongo.db.collection('restarted_widgets').indexes()).map((index) => index.name);
+    expect(names).toEqual(expect.arrayContaining(['scope_key', 'outbox_pending', 'tombstones']));
+  });
+
+  async function declareAll(definition: ReturnType<typeof widgetDefinition>): Promise<void> {
+    const store = testStore(mongo.db);
+    store.collection(definition);
+    await store.declareIndexes();
+  }
+});
