@@ -196,6 +196,7 @@ export function createGuard<Body, Summary>(
         } catch (error) {
           // a refusal decided on a remembered guard is only final once the database confirms it
           if (current?.fresh === false) {
+            remembered.delete(id);
             current = await read(id);
             continue;
           }
