@@ -1,8 +1,9 @@
 import { parseDuration, toUtcDateTime, type AvailabilityFields, type Violation } from '@rm/contracts';
 import { choosesStart, endLocationViolations, startLocationViolations, storedEndLocation, storedStartLocation } from './shift-location.js';
+import { withoutReadOnly, type SubResourceInput } from './sub-resource-input.js';
 
 /** A request body that passed the schema: the stored fields plus read-only ones sent back from a GET. */
-export type AvailabilityInput = AvailabilityFields & { id?: unknown; employee_id?: unknown; version?: unknown };
+export type AvailabilityInput = SubResourceInput<AvailabilityFields>;
 
 /** The time an availability takes for overlap tests (spec rule 2): `[earliest_start, calculated latest_stop)`. */
 export interface Span {
@@ -35,7 +36,7 @@ export function availabilitySpan(availability: AvailabilityFields): Span {
 export function decideAvailability(input: AvailabilityInput): AvailabilityDecision {
   const violations = [...timeViolations(input), ...locationViolations(input)];
   if (violations.length > 0) return { ok: false, violations };
-  const { id: _id, employee_id: _employeeId, version: _version, ...fields } = input;
+  const fields = withoutReadOnly(input);
   const availability: AvailabilityFields = {
     ...fields,
     earliest_start: toUtcDateTime(fields.earliest_start),

@@ -1,6 +1,7 @@
 import { toUtcDateTime, type EmployeeUnavailabilityFields, type Violation } from '@rm/contracts';
+import { withoutReadOnly, type SubResourceInput } from './sub-resource-input.js';
 
-export type EmployeeUnavailabilityInput = EmployeeUnavailabilityFields & { id?: unknown; employee_id?: unknown; version?: unknown };
+export type EmployeeUnavailabilityInput = SubResourceInput<EmployeeUnavailabilityFields>;
 
 export type EmployeeUnavailabilityDecision =
   | { ok: true; unavailability: EmployeeUnavailabilityFields }
@@ -9,6 +10,6 @@ export type EmployeeUnavailabilityDecision =
 /** `to` after `from` (DESIGN §8, as for transport resources); the stored form has UTC date-times. */
 export function decideEmployeeUnavailability(input: EmployeeUnavailabilityInput): EmployeeUnavailabilityDecision {
   if (!(Date.parse(input.to) > Date.parse(input.from))) return { ok: false, violations: [{ field: 'to', message: 'must be after from' }] };
-  const { id: _id, employee_id: _employeeId, version: _version, ...fields } = input;
+  const fields = withoutReadOnly(input);
   return { ok: true, unavailability: { ...fields, from: toUtcDateTime(fields.from), to: toUtcDateTime(fields.to) } };
 }

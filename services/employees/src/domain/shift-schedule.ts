@@ -1,9 +1,10 @@
 import { parseDuration, type Shift, type ShiftScheduleFields, type Template, type Violation } from '@rm/contracts';
 import { endLocationViolations, startLocationViolations, storedEndLocation, storedStartLocation } from './shift-location.js';
 import { WEEK, firstCyclicOverlap, firstWeeklyOccurrence, weekMomentOffset, weekMomentsApart, type Span } from './week-timeline.js';
+import { withoutReadOnly, type SubResourceInput } from './sub-resource-input.js';
 
 /** A request body that passed the schema: the stored fields plus read-only ones sent back from a GET. */
-export type ShiftScheduleInput = ShiftScheduleFields & { id?: unknown; employee_id?: unknown; version?: unknown };
+export type ShiftScheduleInput = SubResourceInput<ShiftScheduleFields>;
 
 export type ShiftScheduleDecision = { ok: true; schedule: ShiftScheduleFields } | { ok: false; violations: Violation[] };
 
@@ -31,7 +32,7 @@ const broken = (isBroken: boolean, field: string, message: string): Violation[] 
  * dropped, resolved geo information left to the resolver.
  */
 export function decideShiftSchedule(input: ShiftScheduleInput): ShiftScheduleDecision {
-  const { id: _id, employee_id: _employeeId, version: _version, ...fields } = input;
+  const fields = withoutReadOnly(input);
   const shifts = fields.templates.flatMap((template, week) =>
     template.shifts.map((shift, position) => ({ shift, path: `templates[${week}].shifts[${position}]`, weekStart: week * WEEK })),
   );

@@ -11,13 +11,12 @@ import {
   type EmployeeParams as Params,
   type TimeRangeQuery as RangeQuery,
 } from '@rm/contracts';
-import { NotFound, ValidationProblem, parseIfMatch, parseTimeRange, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
-import { overlapping } from '@rm/store';
+import { ValidationProblem, parseIfMatch, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
 import { assertHomeBasesExist } from '../home-base-references.js';
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
-import { assertEmployeeExists, employeeScope, subResourceUrl } from './employee-scope.js';
+import { assertEmployeeExists, employeeScope, readSubResource, spanOverlapping, subResourceUrl } from './employee-scope.js';
 
 export interface AvailabilityRoutesOptions {
   employees: EmployeeRepository;
@@ -26,8 +25,6 @@ export interface AvailabilityRoutesOptions {
 
 const SEGMENT = 'availability';
 const problems = { 400: Problem, 404: Problem, 409: Problem, 412: Problem };
-/** Spec rule 2: lists and bulk deletes match availabilities whose span overlaps the range. */
-const spanOverlapping = (query: RangeQuery) => overlapping('span.start', 'span.end', parseTimeRange(query));
 
 /** `/employee/{employee_id}/availability…` (spec: Availabilities). */
 export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> = async (app, { employees, availabilities }) => {
@@ -76,10 +73,7 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
     '/employee/:employee_id/availability/:generated_id',
     { schema: { params: EmployeeItemParams, response: { 200: Availability, ...problems } } },
     async (request, reply) => {
-      const scope = employeeScope(request);
-      await assertEmployeeExists(employees, scope);
-      const found = await availabilities.get({ ...scope, key: request.params.generated_id });
-      if (found === null) throw new NotFound(`availability '${request.params.generated_id}' does not exist`);
+      const found = await readSubResource(employees, availabilities, employeeScope(request), { key: request.params.generated_id, label: 'availability' });
       return replyRead(reply, { body: toAvailability(found), version: found.version });
     },
   );

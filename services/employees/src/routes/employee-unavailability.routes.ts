@@ -11,12 +11,11 @@ import {
   type EmployeeUnavailabilityParams as ItemParams,
   type TimeRangeQuery as RangeQuery,
 } from '@rm/contracts';
-import { NotFound, ValidationProblem, parseIfMatch, parseTimeRange, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
-import { overlapping } from '@rm/store';
+import { ValidationProblem, parseIfMatch, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
 import { decideEmployeeUnavailability, type EmployeeUnavailabilityInput } from '../domain/employee-unavailability.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toEmployeeUnavailability, type EmployeeUnavailabilityRepository } from '../store/employee-unavailability-repository.js';
-import { assertEmployeeExists, employeeScope, subResourceUrl } from './employee-scope.js';
+import { assertEmployeeExists, employeeScope, readSubResource, spanOverlapping, subResourceUrl } from './employee-scope.js';
 
 export interface EmployeeUnavailabilityRoutesOptions {
   employees: EmployeeRepository;
@@ -36,7 +35,7 @@ export const employeeUnavailabilityRoutes: FastifyPluginAsync<EmployeeUnavailabi
     { schema: { params: EmployeeParams, querystring: TimeRangeQuery, response: { 200: EmployeeUnavailabilityList, 400: Problem, 404: Problem } } },
     async (request) => {
       const scope = employeeScope(request);
-      const where = overlapping('span.start', 'span.end', parseTimeRange(request.query));
+      const where = spanOverlapping(request.query);
       await assertEmployeeExists(employees, scope);
       return (await unavailabilities.find(scope, where)).map(toEmployeeUnavailability);
     },
@@ -63,10 +62,10 @@ export const employeeUnavailabilityRoutes: FastifyPluginAsync<EmployeeUnavailabi
     '/employee/:employee_id/unavailability/:unavailability_id',
     { schema: { params: EmployeeUnavailabilityParams, response: { 200: EmployeeUnavailability, ...problems } } },
     async (request, reply) => {
-      const scope = employeeScope(request);
-      await assertEmployeeExists(employees, scope);
-      const found = await unavailabilities.get({ ...scope, key: request.params.unavailability_id });
-      if (found === null) throw new NotFound(`employee-unavailability '${request.params.unavailability_id}' does not exist`);
+      const found = await readSubResource(employees, unavailabilities, employeeScope(request), {
+        key: request.params.unavailability_id,
+        label: 'employee-unavailability',
+      });
       return replyRead(reply, { body: toEmployeeUnavailability(found), version: found.version });
     },
   );

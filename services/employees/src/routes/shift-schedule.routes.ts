@@ -11,13 +11,13 @@ import {
   type ShiftScheduleFields,
   type EmployeeParams as Params,
 } from '@rm/contracts';
-import { NotFound, ValidationProblem, parseIfMatch, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
+import { ValidationProblem, parseIfMatch, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
 import type { Resource } from '@rm/store';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
 import { assertHomeBasesExist } from '../home-base-references.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
-import { assertEmployeeExists, employeeScope, subResourceUrl } from './employee-scope.js';
+import { assertEmployeeExists, employeeScope, readSubResource, subResourceUrl } from './employee-scope.js';
 
 export interface ShiftScheduleRoutesOptions {
   employees: EmployeeRepository;
@@ -70,10 +70,7 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
     '/employee/:employee_id/shift-schedule/:generated_id',
     { schema: { params: EmployeeItemParams, response: { 200: ShiftSchedule, ...problems } } },
     async (request, reply) => {
-      const scope = employeeScope(request);
-      await assertEmployeeExists(employees, scope);
-      const found = await schedules.get({ ...scope, key: request.params.generated_id });
-      if (found === null) throw new NotFound(`shift-schedule '${request.params.generated_id}' does not exist`);
+      const found = await readSubResource(employees, schedules, employeeScope(request), { key: request.params.generated_id, label: 'shift-schedule' });
       return replyRead(reply, { body: toShiftSchedule(found), version: found.version });
     },
   );
