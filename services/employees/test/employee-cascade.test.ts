@@ -4,40 +4,27 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceStream, type EventEnvelope } from '@rm/contracts';
-import { declareServiceStream } from '@rm/bus';
-import { connectTestNats, createTestServiceEnv, uniqueName, waitFor, type TestNats, type TestServiceEnv } from '@rm/testkit';
+import type { EventEnvelope } from '@rm/contracts';
+import { createTestServiceEnv, uniqueName, waitFor, type TestServiceEnv } from '@rm/testkit';
 import { EMPLOYEES_COLLECTION } from '../src/store/employee-parent.js';
-import { BASE, employeeBody, startEmployees, type EmployeesHarness } from './helpers.js';
+import { BASE, employeeBody, recordEvents, startEmployees, type EmployeesHarness, type RecordedEvents } from './helpers.js';
 
 // The built entry point, as `npm start` runs it (the package's tests run after its build).
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 // The stream outlives test runs on a shared server: this run's tenant tells its events apart.
 const tenant = uniqueName('tenant');
-const received: EventEnvelope[] = [];
+let events: RecordedEvents;
+/** Every event of the tenant so far. */
+const received = (): EventEnvelope[] => events.received.map(({ event }) => event);
 
-let nats: TestNats;
-let messages: ConsumerMessages;
-
-// Every event of the tenant from the start of the stream, duplicates included (an ordered consumer);
-// the stream is declared as the service declares it, so that it can be read before a service runs.
 beforeAll(async () => {
-  nats = await connectTestNats();
-  await declareServiceStream(await jetstreamManager(nats.nc), 'employees');
-  const stream = serviceStream('employees').name;
-  const consumer = await jetstream(nats.nc).consumers.get(stream, { filter_subjects: [`rm.employees.${tenant}.>`] });
-  messages = await consumer.consume();
-  void (async () => {
-    for await (const message of messages) received.push(message.json<EventEnvelope>());
-  })();
+  events = await recordEvents(tenant);
 });
 
 afterAll(async () => {
-  await messages?.close();
-  await nats?.close();
+  await events?.close();
 });
 
 const dayOf2032 = (n: number) => new Date(Date.UTC(2032, 0, 1 + n)).toISOString();
@@ -94,7 +81,7 @@ async function seed(call: Call, employee: string, counts: Counts): Promise<strin
 
 /** The `.deleted` events of the employee's sub-resources that arrived, as `<type> <entity id>`, sorted. */
 const deletedSubResources = (employee: string) =>
-  received
+  received()
     .filter((event) => event.type.endsWith('.deleted') && event.entity_id.startsWith(`${employee}/`))
     .map((event) => `${event.type} ${event.entity_id}`)
     .sort();
@@ -147,10 +134,10 @@ describe('deleting an employee', () => {
     await waitFor('the deleted events', async () => deletedSubResources(removed).length >= expected.length);
     // a write after the cascade whose event has arrived, and a moment more: any duplicate would be here
     expect((await call('PUT', `/employee/sentinel-${randomUUID()}`, employeeBody())).status).toBe(201);
-    await waitFor('the sentinel', async () => received.some((event) => event.entity_id.startsWith('sentinel-')));
+    await waitFor('the sentinel', async () => received().some((event) => event.entity_id.startsWith('sentinel-')));
     await sleep(300);
     expect(deletedSubResources(removed)).toEqual(expected);
-    expect(received.filter((event) => event.entity_id === removed).map((event) => event.type)).toEqual(['employee.created', 'employee.deleted']);
+    expect(received().filter((event) => event.entity_id === removed).map((event) => event.type)).toEqual(['employee.created', 'employee.deleted']);
 
     expect(await lists(kept)).toEqual(keptLists);
     expect(keptLists.flat()).toHaveLength(keptItems.length);
@@ -250,7 +237,7 @@ describe('a crash in the middle of a cascade', () => {
     await waitFor('a deleted event of every sub-resource', async () => new Set(deletedSubResources(employee)).size >= expected.length, 30_000);
     // after a crash an event may come again, but none may be missing
     expect([...new Set(deletedSubResources(employee))]).toEqual(expected);
-    expect(received.some((event) => event.type === 'employee.deleted' && event.entity_id === employee)).toBe(true);
+    expect(received().some((event) => event.type === 'employee.deleted' && event.entity_id === employee)).toBe(true);
     expect(await statuses(call, employee)).toEqual([404, 404, 404, 404]);
   }, 240_000);
 });

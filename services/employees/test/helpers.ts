@@ -1,6 +1,9 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { serviceStream, type EventEnvelope } from '@rm/contracts';
+import { declareServiceStream } from '@rm/bus';
 import { startService, type RunningService } from '@rm/runtime';
-import { createTestServiceEnv, type TestServiceEnv } from '@rm/testkit';
+import { connectTestNats, createTestServiceEnv, type TestServiceEnv } from '@rm/testkit';
 import { employeesService } from '../src/app.js';
 
 export const BASE = '/resource-management/v1';
@@ -54,5 +57,34 @@ export function employeeBody(overrides: Record<string, unknown> = {}): Record<st
     start_location: { name: 'Depot Gent', address_line: 'Dok Noord 1', city: 'Gent', zip_code: '9000', country_code: 'BE' },
     labels: ['night'],
     ...overrides,
+  };
+}
+
+export interface RecordedEvents {
+  /** Every event of the tenant so far, with its subject, in the stream's order. */
+  received: { subject: string; event: EventEnvelope }[];
+  close(): Promise<void>;
+}
+
+/**
+ * Every event of a tenant on the employees stream from its start, duplicates included (an ordered
+ * consumer sees each message as published: nothing deduplicated or skipped by version). The stream is
+ * declared as the service declares it, so that it can be read before a service runs.
+ */
+export async function recordEvents(tenant: string): Promise<RecordedEvents> {
+  const nats = await connectTestNats();
+  await declareServiceStream(await jetstreamManager(nats.nc), 'employees');
+  const consumer = await jetstream(nats.nc).consumers.get(serviceStream('employees').name, { filter_subjects: [`rm.employees.${tenant}.>`] });
+  const messages = await consumer.consume();
+  const received: RecordedEvents['received'] = [];
+  void (async () => {
+    for await (const message of messages) received.push({ subject: message.subject, event: message.json<EventEnvelope>() });
+  })();
+  return {
+    received,
+    async close() {
+      await messages.close();
+      await nats.close();
+    },
   };
 }

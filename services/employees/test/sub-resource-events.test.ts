@@ -1,36 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jetstream, type ConsumerMessages } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceStream, type EventEnvelope } from '@rm/contracts';
-import { connectTestNats, uniqueName, waitFor, type TestNats } from '@rm/testkit';
-import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
+import { uniqueName, waitFor } from '@rm/testkit';
+import { BASE, employeeBody, json, recordEvents, startEmployees, type EmployeesHarness, type RecordedEvents } from './helpers.js';
 
 // The stream outlives test runs on a shared server: this run's tenant tells its events apart.
 const tenant = uniqueName('tenant');
-const received: { subject: string; event: EventEnvelope }[] = [];
+let events: RecordedEvents;
+let received: RecordedEvents['received'];
 
 let harness: EmployeesHarness;
-let nats: TestNats;
-let messages: ConsumerMessages;
 let headers: Record<string, string>;
 
 beforeAll(async () => {
   harness = await startEmployees();
   headers = await harness.as(tenant);
-  nats = await connectTestNats();
-  // an ordered consumer sees every message as published: nothing deduplicated or skipped by version
-  const stream = serviceStream('employees').name;
-  const consumer = await jetstream(nats.nc).consumers.get(stream, { filter_subjects: [`rm.employees.${tenant}.>`] });
-  messages = await consumer.consume();
-  void (async () => {
-    for await (const message of messages) received.push({ subject: message.subject, event: message.json<EventEnvelope>() });
-  })();
+  events = await recordEvents(tenant);
+  received = events.received;
 });
 
 afterAll(async () => {
-  await messages?.close();
-  await nats?.close();
+  await events?.close();
   await harness?.close();
 });
 
