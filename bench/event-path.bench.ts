@@ -21,7 +21,7 @@ import {
   type OutboxSource,
   type PendingEvents,
 } from '@rm/contracts';
-import { isOutage, type StoredDocument } from '@rm/store';
+import { isOutage, toStoredEvent, type StoredDocument } from '@rm/store';
 import { uniqueName } from '@rm/testkit';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { benchStore, employeeCollection, employeeEvents, employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
@@ -243,7 +243,7 @@ async function drainRows(context: BenchContext): Promise<ReportRow[]> {
   await db.collection<StoredDocument<EmployeeFields>>('employees').insertMany(
     Array.from({ length: BULK_EVENTS }, (_, index) => {
       const key = employeeKey('d', index);
-      return { ...storedEmployee(TENANT, key, index), outbox: [createdEvent(storeService.name, key, index)] };
+      return { ...storedEmployee(TENANT, key, index), outbox: [toStoredEvent(createdEvent(storeService.name, key, index))] };
     }),
   );
   const [storePublished, storeCleared] = await drainWithRelay(context, 'relay, outbox in the database', store.outbox);

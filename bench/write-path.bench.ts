@@ -1,7 +1,7 @@
 // Write path: what a versioned write (state + version + outbox event in one document) costs next to
 // the plain MongoDB write of a similar document, on the same server and in the same run.
 import type { EmployeeFields } from '@rm/contracts';
-import { documentId, type StoredDocument } from '@rm/store';
+import { documentId, toJsonText, type StoredDocument } from '@rm/store';
 import type { Db } from 'mongodb';
 import type { Bench } from './lib/bench.ts';
 import { benchStore, employeeCollection, employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
@@ -88,7 +88,7 @@ async function openWriters(db: Db, suffix: string) {
     plainInsert: (index: number) => plain.insertOne(storedEmployee(TENANT, employeeKey('e', index), index)),
     plainUpdate(index: number) {
       const _id = documentId({ tenant: TENANT, key: employeeKey('e', index) });
-      return plain.updateOne({ _id }, { $set: { body: employeeFields(index, 1), updated_at: new Date() } });
+      return plain.updateOne({ _id }, { $set: { body: toJsonText(employeeFields(index, 1)), updated_at: new Date() } });
     },
     versionedCreate: (index: number) => generated.create({ tenant: TENANT }, employeeFields(index)),
     versionedPut: (revision: number) => (index: number) =>

@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { EventEnvelope } from '@rm/contracts';
-import { OUTBOX_FIELD } from '@rm/store';
+import { fromStoredEvent, OUTBOX_FIELD } from '@rm/store';
 import { connectTestMongo, connectTestNats, uniqueName, waitFor, type TestMongo, type TestNats } from '@rm/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboxRelay, declareServiceStream, type OutboxRelay, type OutboxRelayOptions } from '../src/index.js';
@@ -57,7 +57,7 @@ describe('outbox relay', () => {
   it("publishes what earlier runs left waiting, each document's events in version order under their ids, then clears them", async () => {
     const { stream, widgets, relay } = await setUp();
     for (const color of ['red', 'green', 'blue']) await widgets.write('tenant-a', 'w1', { color });
-    const waiting = (await widgets.collection.findOne({}))?.[OUTBOX_FIELD] ?? [];
+    const waiting = ((await widgets.collection.findOne({}))?.[OUTBOX_FIELD] ?? []).map(fromStoredEvent);
     expect(waiting).toHaveLength(3);
 
     relay.start();

@@ -19,6 +19,32 @@ export interface Resource<Body> extends ResourceId {
 }
 
 /**
+ * JSON text of a value the caller chose. Bodies and event data are stored as text, never as BSON
+ * documents, so that any key a caller may send (`$where`, `a.b`, `__proto__`, `_bsontype`, `$ref`)
+ * comes back exactly as sent: the driver refuses the first two, and BSON misreads the last two.
+ */
+export type JsonText<Value> = string & { readonly __json?: Value };
+
+export function toJsonText<Value>(value: Value): JsonText<Value> {
+  return JSON.stringify(value) as JsonText<Value>;
+}
+
+export function fromJsonText<Value>(text: JsonText<Value>): Value {
+  return JSON.parse(text) as Value;
+}
+
+/** An event as it waits in a document's outbox: its data as JSON text (see JsonText). */
+export type StoredEvent = Omit<OutboxEntry, 'data'> & { data: JsonText<OutboxEntry['data']> };
+
+export function toStoredEvent({ data, ...event }: OutboxEntry): StoredEvent {
+  return { ...event, data: toJsonText(data) };
+}
+
+export function fromStoredEvent({ data, ...event }: StoredEvent): OutboxEntry {
+  return { ...event, data: fromJsonText(data) };
+}
+
+/**
  * One stored resource. `body` holds the caller's fields apart from ours, so that no caller field can
  * collide with `version`, `outbox` and the rest; `indexed` holds what queries and indexes need, in
  * query-ready form (dates as dates). A delete leaves a tombstone (`deleted`, no body) that keeps the
@@ -30,14 +56,14 @@ export interface StoredDocument<Body> {
   parent?: string;
   key: string;
   version: number;
-  body?: Body;
+  body?: JsonText<Body>;
   indexed?: Record<string, unknown>;
   deleted?: true;
   /** On a parent's tombstone while its sub-resources are still being removed (see cascade). */
   cascading?: true;
   created_at: Date;
   updated_at: Date;
-  outbox?: OutboxEntry[];
+  outbox?: StoredEvent[];
 }
 
 /** Field of a stored document that holds its unpublished events; absent when none wait. */
@@ -76,7 +102,7 @@ export function toResource<Body>(document: StoredDocument<Body>): Resource<Body>
     ...(document.parent === undefined ? {} : { parent: document.parent }),
     key: document.key,
     version: document.version,
-    body: document.body as Body,
+    body: fromJsonText(document.body as JsonText<Body>),
     createdAt: document.created_at,
     updatedAt: document.updated_at,
   };

@@ -1,7 +1,7 @@
 import { Binary, BSON, type Db, type Filter } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentLocks } from './document-locks.js';
-import { documentId, lockKey, type Scope } from './document.js';
+import { documentId, fromJsonText, lockKey, type JsonText, type Scope } from './document.js';
 import { ConcurrentWriteError, isDuplicateKeyError, ResourceConflictError } from './errors.js';
 import type { ItemWrite, ItemWriter } from './item-writes.js';
 
@@ -154,7 +154,7 @@ export function createGuard<Body, Summary>(
     const kept = (items as GuardItem<Summary>[]).filter((item) => !written.has(item.key));
     for (const { next } of writes) {
       if (next.deleted === true) continue;
-      const summary = definition.summarize(next.body as Body);
+      const summary = definition.summarize(fromJsonText<Body>(next.body as JsonText<Body>));
       const conflicting = definition.conflictOf(summary, kept);
       if (conflicting !== undefined) throw new ResourceConflictError(definition.conflictMessage(conflicting), conflicting);
       kept.push({ key: next.key, summary });

@@ -1,5 +1,19 @@
 export { connectMongo, type ConnectMongoOptions, type MongoConnection } from './connect.js';
-export { type Resource, type ResourceId, type Scope, type StoredDocument, documentId, entityId, OUTBOX_FIELD } from './document.js';
+export {
+  type JsonText,
+  type Resource,
+  type ResourceId,
+  type Scope,
+  type StoredDocument,
+  type StoredEvent,
+  documentId,
+  entityId,
+  fromJsonText,
+  fromStoredEvent,
+  OUTBOX_FIELD,
+  toJsonText,
+  toStoredEvent,
+} from './document.js';
 export {
   ConcurrentWriteError,
   DatabaseUnavailableError,

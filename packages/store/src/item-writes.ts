@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Filter } from 'mongodb';
-import type { OutboxEntry, PendingEvents } from '@rm/contracts';
+import type { PendingEvents } from '@rm/contracts';
 import type { BulkWrites } from './bulk-writes.js';
-import { OUTBOX_FIELD, type StoredDocument } from './document.js';
+import { fromStoredEvent, OUTBOX_FIELD, type StoredDocument, type StoredEvent } from './document.js';
 import { isDuplicateKeyError } from './errors.js';
 
 /**
@@ -14,7 +14,7 @@ export interface ItemWrite<Body> {
   _id: string;
   from: number;
   next: Omit<StoredDocument<Body>, '_id' | typeof OUTBOX_FIELD>;
-  event: OutboxEntry;
+  event: StoredEvent;
 }
 
 /** Fields a next state may leave out; an update removes them from the document. */
@@ -34,8 +34,8 @@ export function createItemWriter<Body>(
   collection: Collection<StoredDocument<Body>>,
   { bulk, notify }: { bulk: BulkWrites; notify: NotifyCommit },
 ): ItemWriter<Body> {
-  const committed = (documentId: string, events: OutboxEntry[] | undefined) => {
-    if (events !== undefined && events.length > 0) notify({ collection: collection.collectionName, documentId, events });
+  const committed = (documentId: string, events: StoredEvent[] | undefined) => {
+    if (events !== undefined && events.length > 0) notify({ collection: collection.collectionName, documentId, events: events.map(fromStoredEvent) });
   };
 
   async function applyOne(write: ItemWrite<Body>): Promise<boolean> {

@@ -1,11 +1,11 @@
 import type { Db, Filter } from 'mongodb';
-import type { CommitListener, OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
+import type { CommitListener, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
-import { lockKey, OUTBOX_FIELD } from './document.js';
+import { fromStoredEvent, lockKey, OUTBOX_FIELD, type StoredEvent } from './document.js';
 
 interface OutboxDocument {
   _id: string;
-  outbox?: OutboxEntry[];
+  outbox?: StoredEvent[];
 }
 
 export interface OutboxStoreOptions {
@@ -37,7 +37,7 @@ export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOpt
       const cursor = collectionOf(name).find(waiting, { projection: { [OUTBOX_FIELD]: 1 }, batchSize: SWEEP_BATCH });
       for await (const document of cursor) {
         if (document.outbox !== undefined && document.outbox.length > 0) {
-          yield { collection: name, documentId: document._id, events: document.outbox };
+          yield { collection: name, documentId: document._id, events: document.outbox.map(fromStoredEvent) };
         }
       }
     }

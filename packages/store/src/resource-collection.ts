@@ -3,7 +3,19 @@ import type { Collection, Db, Filter, IndexDescription } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { EntityEvents, EventAction } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
-import { documentId, lockKey, scopeFilter, toResource, type Resource, type ResourceId, type Scope, type StoredDocument } from './document.js';
+import {
+  documentId,
+  fromJsonText,
+  lockKey,
+  scopeFilter,
+  toJsonText,
+  toResource,
+  toStoredEvent,
+  type Resource,
+  type ResourceId,
+  type Scope,
+  type StoredDocument,
+} from './document.js';
 import {
   ConcurrentWriteError,
   orUnavailable,
@@ -166,12 +178,12 @@ export function createResourceCollection<Body>(
         ...scopeFilter(id),
         key: id.key,
         version,
-        body,
+        body: toJsonText(body),
         ...(indexed === undefined ? {} : { indexed: indexed(body) }),
         created_at: createdAt,
         updated_at: at,
       },
-      event: buildEvent(resource, created ? 'created' : 'updated', version, at),
+      event: toStoredEvent(buildEvent(resource, created ? 'created' : 'updated', version, at)),
     };
   }
 
@@ -189,7 +201,7 @@ export function createResourceCollection<Body>(
         created_at: current.created_at,
         updated_at: at,
       },
-      event: buildEvent(toResource(current), 'deleted' satisfies EventAction, version, at),
+      event: toStoredEvent(buildEvent(toResource(current), 'deleted' satisfies EventAction, version, at)),
     };
   }
 
@@ -248,7 +260,7 @@ export function createResourceCollection<Body>(
           checkIfMatch(id.key, current, ifMatch);
           const missing = current === null || current.deleted === true;
           if (missing && mode === 'update') throw new ResourceNotFoundError(entity, id.key);
-          if (!missing && isDeepStrictEqual(current.body, body)) {
+          if (!missing && current.body !== undefined && isDeepStrictEqual(fromJsonText(current.body), body)) {
             unchanged = current;
             return [];
           }

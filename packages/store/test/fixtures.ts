@@ -1,14 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { entityEvents } from '@rm/contracts';
 import type { Db } from 'mongodb';
+import type { OutboxEntry } from '@rm/contracts';
 import {
   createStore,
+  fromJsonText,
+  fromStoredEvent,
   overlapping,
   type CollectionDefinition,
   type GuardDefinition,
   type ResourceCollection,
   type Store,
   type StoreOptions,
+  type StoredDocument,
 } from '../src/index.js';
 
 /** A top-level resource of the tests. */
@@ -103,4 +107,17 @@ export type Parts = ResourceCollection<Part>;
 export async function hasAtomicConditionalUpdates(db: Db): Promise<boolean> {
   const info = await db.admin().command({ buildInfo: 1 });
   return info.ferretdbVersion === undefined;
+}
+
+/** A stored document as tests read it: its body and its events' data decoded from their JSON text. */
+export type ReadableDocument<Body> = Omit<StoredDocument<Body>, 'body' | 'outbox'> & { body?: Body; outbox?: OutboxEntry[] };
+
+export function readable<Body>(document: StoredDocument<Body> | null): ReadableDocument<Body> | null {
+  if (document === null) return null;
+  const { body, outbox, ...rest } = document;
+  return {
+    ...rest,
+    ...(body === undefined ? {} : { body: fromJsonText(body) }),
+    ...(outbox === undefined ? {} : { outbox: outbox.map(fromStoredEvent) }),
+  };
 }

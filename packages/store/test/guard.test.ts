@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestMongo, testServers, type TestMongo } from '@rm/testkit';
 import { Binary, BSON, MongoClient } from 'mongodb';
 import { GUARDS_COLLECTION, ResourceConflictError, type GuardDocument, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
-import { hasAtomicConditionalUpdates, hours, noOverlappingParts, partDefinition, testStore, widgetDefinition, type Part, type Parts } from './fixtures.js';
+import { hasAtomicConditionalUpdates, hours, noOverlappingParts, partDefinition, readable, testStore, widgetDefinition, type Part, type Parts } from './fixtures.js';
 
 let mongo: TestMongo;
 let store: Store;
@@ -23,8 +23,8 @@ const tenant = 't1';
 const under = (parent: string) => ({ tenant, parent });
 const rawGuard = (parent: string) => mongo.db.collection<GuardDocument>(GUARDS_COLLECTION).findOne({ _id: `${parts.name}/${tenant}/${parent}` });
 const unpackedItems = (guard: GuardDocument | null) => (guard === null ? [] : BSON.deserialize(guard.items.buffer).items);
-const rawPart = (db: typeof mongo.db, parent: string, key: string) =>
-  db.collection<StoredDocument<Part>>(parts.name).findOne({ _id: `${tenant}/${parent}/${key}` });
+const rawPart = async (db: typeof mongo.db, parent: string, key: string) =>
+  readable(await db.collection<StoredDocument<Part>>(parts.name).findOne({ _id: `${tenant}/${parent}/${key}` }));
 
 describe('a guarded invariant (no two parts of a widget overlap)', () => {
   it('refuses an overlapping create with 409 naming the part it overlaps, and writes nothing', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingEvents } from '@rm/contracts';
 import { connectTestMongo, type TestMongo } from '@rm/testkit';
 import type { Store, StoredDocument } from '../src/index.js';
-import { testStore, widgetDefinition, type Widget, type Widgets } from './fixtures.js';
+import { readable, testStore, widgetDefinition, type Widget, type Widgets } from './fixtures.js';
 
 let mongo: TestMongo;
 let store: Store;
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 const id = (key: string) => ({ tenant: 't', key });
-const raw = (key: string) => widgets.collection.findOne({ _id: `t/${key}` }) as Promise<StoredDocument<Widget> | null>;
+const raw = async (key: string) => readable((await widgets.collection.findOne({ _id: `t/${key}` })) as StoredDocument<Widget> | null);
 const waitingVersions = async (key: string) => ((await raw(key))?.outbox ?? []).map((event) => event.version);
 const eventIds = async (key: string) => ((await raw(key))?.outbox ?? []).map((event) => event.id);
 const published = (key: string, ids: string[]) => ({ collection: 'widgets', documentId: `t/${key}`, eventIds: ids });

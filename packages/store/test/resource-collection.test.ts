@@ -11,7 +11,7 @@ import {
   ResourceNotFoundError,
   type StoredDocument,
 } from '../src/index.js';
-import { hasAtomicConditionalUpdates, testStore, widgetDefinition, type Widget, type Widgets } from './fixtures.js';
+import { hasAtomicConditionalUpdates, readable, testStore, widgetDefinition, type Widget, type Widgets } from './fixtures.js';
 
 let mongo: TestMongo;
 let widgets: Widgets;
@@ -30,8 +30,8 @@ afterAll(async () => {
 });
 
 const id = (key: string, tenant = 't1') => ({ tenant, key });
-const rawDocument = (tenant: string, key: string) =>
-  widgets.collection.findOne({ _id: `${tenant}/${key}` }) as Promise<StoredDocument<Widget> | null>;
+const rawDocument = async (tenant: string, key: string) =>
+  readable((await widgets.collection.findOne({ _id: `${tenant}/${key}` })) as StoredDocument<Widget> | null);
 const committedTo = (documentId: string) => committed.filter((entry) => entry.documentId === documentId);
 
 describe('put', () => {

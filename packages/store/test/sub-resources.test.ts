@@ -3,7 +3,7 @@ import type { OutboxEntry } from '@rm/contracts';
 import type { Db } from 'mongodb';
 import { connectTestMongo, waitFor, type TestMongo } from '@rm/testkit';
 import { ResourceNotFoundError, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
-import { hours, partDefinition, partsOverlapping, testStore, widgetDefinition, type Part, type Parts, type Widgets } from './fixtures.js';
+import { hours, partDefinition, partsOverlapping, readable, testStore, widgetDefinition, type Part, type Parts, type Widgets } from './fixtures.js';
 
 let mongo: TestMongo;
 let store: Store;
@@ -30,7 +30,7 @@ afterAll(async () => {
 const tenant = 't1';
 const under = (parent: string) => ({ tenant, parent });
 const outboxOf = async (documentId: string, collection = parts.name): Promise<OutboxEntry[]> =>
-  ((await mongo.db.collection<StoredDocument<unknown>>(collection).findOne({ _id: documentId }))?.outbox ?? []);
+  readable(await mongo.db.collection<StoredDocument<unknown>>(collection).findOne({ _id: documentId }))?.outbox ?? [];
 const keysOf = (items: { key: string }[]) => items.map((item) => item.key);
 
 describe('sub-resources', () => {
