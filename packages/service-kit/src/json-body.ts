@@ -1,7 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { scan as refusePrototypeKeys } from 'secure-json-parse';
 import type { Violation } from '@rm/contracts';
 import { UnsupportedMediaType, ValidationProblem } from './errors.js';
 import { fieldPath } from './violations.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Top-level body fields kept exactly as the caller sent them, whatever their keys (a transport
+     * resource's `custom_data`): `__proto__` and `constructor.prototype` are accepted inside them only.
+     */
+    opaqueJsonFields?: readonly string[];
+  }
+}
 
 /** fastify's own JSON parser in its callback form: secure-json-parse, refusing prototype poisoning. */
 type JsonParser = (request: FastifyRequest, text: string, done: (error: Error | null, value?: unknown) => void) => void;
@@ -24,6 +35,7 @@ const UNPAIRED_SURROGATE = 'must be valid Unicode text, without unpaired surroga
  */
 export function acceptStrictJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error') as JsonParser;
+  const parseJsonKeepingKeys = app.getDefaultJsonParser('ignore', 'ignore') as JsonParser;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
     // A request no route takes is answered 404 or 405, whatever its body.
@@ -31,7 +43,11 @@ export function acceptStrictJsonBodies(app: FastifyInstance): void {
     refuseContentCodings(request.headers['content-encoding']);
     refuseOtherCharsets(request.headers['content-type'] ?? '');
     const text = decodeUtf8(body);
-    const value = await parseWithoutPoisoning(parseJson, request, text);
+    const opaqueFields = request.routeOptions.config.opaqueJsonFields ?? [];
+    const value =
+      opaqueFields.length === 0 ?
+        await parseWithoutPoisoning(parseJson, request, text)
+      : refusePoisoningOutside(opaqueFields, await parseWith(parseJsonKeepingKeys, request, text));
     if (SURROGATE_ESCAPE.test(text)) {
       const fields = fieldsWithUnpairedSurrogates(value);
       if (fields.length > 0) throw new ValidationProblem(fields.map((field): Violation => ({ field, message: UNPAIRED_SURROGATE })));
@@ -62,14 +78,32 @@ function decodeUtf8(body: Buffer): string {
   }
 }
 
+const poisoningProblem = () => new ValidationProblem([{ field: 'body', message: 'must not contain the keys __proto__ or constructor.prototype' }]);
+
+function parseWith(parseJson: JsonParser, request: FastifyRequest, text: string): Promise<unknown> {
+  return new Promise((resolve, reject) => parseJson(request, text, (error, value) => (error === null ? resolve(value) : reject(error))));
+}
+
 async function parseWithoutPoisoning(parseJson: JsonParser, request: FastifyRequest, text: string): Promise<unknown> {
   try {
-    return await new Promise((resolve, reject) => parseJson(request, text, (error, value) => (error === null ? resolve(value) : reject(error))));
+    return await parseWith(parseJson, request, text);
   } catch (error) {
     // fastify reports a poisoning key as invalid JSON; tell the caller what is actually wrong.
-    if (isValidJson(text)) throw new ValidationProblem([{ field: 'body', message: 'must not contain the keys __proto__ or constructor.prototype' }]);
+    if (isValidJson(text)) throw poisoningProblem();
     throw error;
   }
+}
+
+/** The body, if no prototype key is found outside its opaque fields (JSON.parse made them own properties, never prototypes). */
+function refusePoisoningOutside(opaqueFields: readonly string[], value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const outside = Array.isArray(value) ? value : Object.fromEntries(Object.entries(value).filter(([key]) => !opaqueFields.includes(key)));
+  try {
+    refusePrototypeKeys(outside);
+  } catch {
+    throw poisoningProblem();
+  }
+  return value;
 }
 
 function isValidJson(text: string): boolean {

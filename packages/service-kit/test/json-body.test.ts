@@ -11,6 +11,10 @@ describe('JSON request bodies', () => {
   beforeAll(async () => {
     service = await buildTestService(async (app) => {
       app.post('/echo', async (request) => ({ received: request.body }));
+      app.post('/opaque', { config: { opaqueJsonFields: ['custom_data'] } }, async (request) => ({
+        received: request.body,
+        prototypeKept: Object.getPrototypeOf((request.body as { custom_data?: object }).custom_data ?? {}) === Object.prototype,
+      }));
     });
     headers = await service.bearer();
   });
@@ -90,6 +94,22 @@ describe('JSON request bodies', () => {
     ['constructor.prototype', '{"a":{"constructor":{"prototype":{"admin":true}}}}'],
   ])('refuses a body with %s, which could poison prototypes', async (_case, payload) => {
     expectInvalidBody(await post(payload), [{ field: 'body', message: 'must not contain the keys __proto__ or constructor.prototype' }]);
+  });
+
+  it('keeps __proto__ and constructor.prototype inside a route\'s opaque fields as plain keys, and refuses them anywhere else', async () => {
+    const opaque = (payload: string) => post(payload, {}, `${BASE_PATH}/opaque`);
+    const kept = '{"custom_data":{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"n":[{"__proto__":1}]}}';
+    const response = await opaque(kept);
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe(`{"received":${kept},"prototypeKept":true}`);
+    expect(({} as { admin?: boolean }).admin).toBeUndefined();
+
+    const message = 'must not contain the keys __proto__ or constructor.prototype';
+    expectInvalidBody(await opaque('{"custom_data":{},"__proto__":{"admin":true}}'), [{ field: 'body', message }]);
+    expectInvalidBody(await opaque('{"other":{"constructor":{"prototype":{"admin":true}}}}'), [{ field: 'body', message }]);
+    expectInvalidBody(await opaque('[{"__proto__":{}}]'), [{ field: 'body', message }]);
+    expectInvalidBody(await opaque('{"custom_data":'), [{ field: 'body', message: 'is not valid JSON' }]);
+    expect((await opaque('7')).json()).toEqual({ received: 7, prototypeKept: true });
   });
 
   it('still answers malformed and empty JSON with a 400 on body', async () => {
