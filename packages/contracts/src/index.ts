@@ -13,3 +13,6 @@ export * from './tenant.js';
 export * from './availability.js';
 export * from './employee-unavailability.js';
 export * from './shift-schedule.js';
+export * from './unavailability.js';
+export * from './transport-resource.js';
+export * from './resource-rules.js';

@@ -55,3 +55,19 @@ export { createOpenApiCollector, type OpenApiOperation, type OpenApiPaths } from
 export { mongoReadiness, natsReadiness, type ReadinessCheck, type PingableDb, type NatsConnectionLike, type JetStreamManagerLike } from './health.js';
 export { installGracefulShutdown, type GracefulShutdownOptions, type ShutdownStep, type ShutdownOutcome } from './shutdown.js';
 export { parseTimeRange, type TimeRange } from './time-range.js';
+export {
+  assertParentExists,
+  parentScope,
+  readSubResource,
+  spanOverlapping,
+  subResourceUrl,
+  type SubResourceParent,
+} from './sub-resources.js';
+export {
+  createUnavailabilityCollection,
+  representUnavailability,
+  unavailabilityRoutes,
+  type UnavailabilityCollection,
+  type UnavailabilityRoutesOptions,
+  type UnavailabilitySchemas,
+} from './unavailabilities.js';

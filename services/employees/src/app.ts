@@ -1,11 +1,13 @@
+import { EMPLOYEE_UNAVAILABILITY, EmployeeParams, EmployeeUnavailabilityParams } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
+import { createUnavailabilityCollection, unavailabilityRoutes } from '@rm/service-kit';
 import { SERVICE_NAME } from './events.js';
 import { availabilityRoutes } from './routes/availability.routes.js';
-import { employeeUnavailabilityRoutes } from './routes/employee-unavailability.routes.js';
+import { employeeParent } from './routes/employee-scope.js';
 import { employeeRoutes } from './routes/employee.routes.js';
 import { shiftScheduleRoutes } from './routes/shift-schedule.routes.js';
 import { createAvailabilityRepository } from './store/availability-repository.js';
-import { createEmployeeUnavailabilityRepository } from './store/employee-unavailability-repository.js';
+import { EMPLOYEE_PARENT } from './store/employee-parent.js';
 import { createEmployeeRepository } from './store/employee-repository.js';
 import { createShiftScheduleRepository } from './store/shift-schedule-repository.js';
 
@@ -16,7 +18,11 @@ export const employeesService = defineService({
   collections: (store) => {
     const availabilities = createAvailabilityRepository(store);
     const schedules = createShiftScheduleRepository(store);
-    const unavailabilities = createEmployeeUnavailabilityRepository(store);
+    const unavailabilities = createUnavailabilityCollection(store, {
+      name: 'employee_unavailabilities',
+      schemas: EMPLOYEE_UNAVAILABILITY,
+      parent: { ...EMPLOYEE_PARENT, field: 'employee_id' },
+    });
     const employees = createEmployeeRepository(store, [availabilities, schedules, unavailabilities]);
     return { employees, availabilities, schedules, unavailabilities };
   },
@@ -27,6 +33,12 @@ export const employeesService = defineService({
       await api.register(employeeRoutes, { employees, cursors });
       await api.register(shiftScheduleRoutes, { employees, schedules });
       await api.register(availabilityRoutes, { employees, availabilities });
-      await api.register(employeeUnavailabilityRoutes, { employees, unavailabilities });
+      await api.register(unavailabilityRoutes, {
+        parent: employeeParent(employees),
+        unavailabilities,
+        schemas: EMPLOYEE_UNAVAILABILITY,
+        params: { list: EmployeeParams, item: EmployeeUnavailabilityParams },
+        label: 'employee-unavailability',
+      });
     },
 });

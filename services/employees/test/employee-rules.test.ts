@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { decideEmployee } from '../src/domain/employee.js';
-import { roundCosts } from '../src/domain/costs.js';
 
 const depot = { name: 'Depot Gent', city: 'Gent', zip_code: '9000', country_code: 'BE' };
 
@@ -70,16 +69,5 @@ describe('decideEmployee', () => {
       ok: true,
       employee: { home_base: { business_id: 'hb' }, costs: { per_hour: 31.1235, fixed: 2 } },
     });
-  });
-});
-
-describe('roundCosts', () => {
-  it.each([
-    [1.00005, 1.0001],
-    [0.12344, 0.1234],
-    [0, 0],
-    [123456.987654, 123456.9877],
-  ])('rounds %d to %d', (input, expected) => {
-    expect(roundCosts({ per_km: input })).toEqual({ per_km: expected });
   });
 });

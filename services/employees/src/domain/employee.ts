@@ -1,6 +1,4 @@
-import type { EmployeeFields, Violation } from '@rm/contracts';
-import { roundCosts } from './costs.js';
-import { locationViolations, normalizeLocation } from './location.js';
+import { locationViolations, normalizeLocation, roundCosts, type EmployeeFields, type Violation } from '@rm/contracts';
 
 /** A request body that passed the schema: the stored fields plus read-only ones sent back from a GET. */
 export type EmployeeInput = EmployeeFields & { business_id?: unknown; version?: unknown };

@@ -11,12 +11,12 @@ import {
   type EmployeeParams as Params,
   type TimeRangeQuery as RangeQuery,
 } from '@rm/contracts';
-import { ValidationProblem, parseIfMatch, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
+import { assertParentExists, parentScope, parseIfMatch, readSubResource, replyDeleted, replyRead, replyWritten, spanOverlapping, subResourceUrl, ValidationProblem } from '@rm/service-kit';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
 import { assertHomeBasesExist } from '../home-base-references.js';
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
-import { assertEmployeeExists, employeeScope, readSubResource, spanOverlapping, subResourceUrl } from './employee-scope.js';
+import { employeeParent } from './employee-scope.js';
 
 export interface AvailabilityRoutesOptions {
   employees: EmployeeRepository;
@@ -28,13 +28,14 @@ const problems = { 400: Problem, 404: Problem, 409: Problem, 412: Problem };
 
 /** `/employee/{employee_id}/availability…` (spec: Availabilities). */
 export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> = async (app, { employees, availabilities }) => {
+  const employee = employeeParent(employees);
   app.get<{ Params: Params; Querystring: RangeQuery }>(
     '/employee/:employee_id/availability',
     { schema: { params: EmployeeParams, querystring: TimeRangeQuery, response: { 200: AvailabilityList, ...problems } } },
     async (request) => {
-      const scope = employeeScope(request);
+      const scope = parentScope(request, employee);
       const where = spanOverlapping(request.query);
-      await assertEmployeeExists(employees, scope);
+      await assertParentExists(employee, scope);
       return (await availabilities.find(scope, where)).map(toAvailability);
     },
   );
@@ -45,14 +46,14 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
     async (request, reply) => {
       const decision = decideAvailability(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
-      const scope = employeeScope(request);
+      const scope = parentScope(request, employee);
       await assertHomeBasesExist(scope.tenant, decision.availability);
       const created = await availabilities.create(scope, decision.availability);
       return replyWritten(reply, {
         status: 201,
         body: toAvailability(created),
         version: created.version,
-        location: subResourceUrl(request, scope, SEGMENT, created.key),
+        location: subResourceUrl(request, employee, scope, SEGMENT, created.key),
       });
     },
   );
@@ -61,9 +62,9 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
     '/employee/:employee_id/availability',
     { schema: { params: EmployeeParams, querystring: TimeRangeQuery, response: { 400: Problem, 404: Problem } } },
     async (request, reply) => {
-      const scope = employeeScope(request);
+      const scope = parentScope(request, employee);
       const where = spanOverlapping(request.query);
-      await assertEmployeeExists(employees, scope);
+      await assertParentExists(employee, scope);
       await availabilities.removeMany(scope, where);
       return replyDeleted(reply);
     },
@@ -73,7 +74,7 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
     '/employee/:employee_id/availability/:generated_id',
     { schema: { params: EmployeeItemParams, response: { 200: Availability, ...problems } } },
     async (request, reply) => {
-      const found = await readSubResource(employees, availabilities, employeeScope(request), { key: request.params.generated_id, label: 'availability' });
+      const found = await readSubResource(employee, availabilities, parentScope(request, employee), { key: request.params.generated_id, label: 'availability' });
       return replyRead(reply, { body: toAvailability(found), version: found.version });
     },
   );
@@ -84,7 +85,7 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
     async (request, reply) => {
       const decision = decideAvailability(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
-      const scope = employeeScope(request);
+      const scope = parentScope(request, employee);
       await assertHomeBasesExist(scope.tenant, decision.availability);
       const key = request.params.generated_id;
       const { resource } = await availabilities.put({ ...scope, key }, decision.availability, {
@@ -95,7 +96,7 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
         status: 200,
         body: toAvailability(resource),
         version: resource.version,
-        location: subResourceUrl(request, scope, SEGMENT, key),
+        location: subResourceUrl(request, employee, scope, SEGMENT, key),
       });
     },
   );
@@ -104,8 +105,8 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
     '/employee/:employee_id/availability/:generated_id',
     { schema: { params: EmployeeItemParams, response: { 400: Problem, 404: Problem, 412: Problem } } },
     async (request, reply) => {
-      const scope = employeeScope(request);
-      await assertEmployeeExists(employees, scope);
+      const scope = parentScope(request, employee);
+      await assertParentExists(employee, scope);
       await availabilities.remove({ ...scope, key: request.params.generated_id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
       return replyDeleted(reply);
     },

@@ -11,13 +11,13 @@ import {
   type ShiftScheduleFields,
   type EmployeeParams as Params,
 } from '@rm/contracts';
-import { ValidationProblem, parseIfMatch, replyDeleted, replyRead, replyWritten } from '@rm/service-kit';
+import { assertParentExists, parentScope, parseIfMatch, readSubResource, replyDeleted, replyRead, replyWritten, subResourceUrl, ValidationProblem } from '@rm/service-kit';
 import type { Resource } from '@rm/store';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
 import { assertHomeBasesExist } from '../home-base-references.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
-import { assertEmployeeExists, employeeScope, readSubResource, subResourceUrl } from './employee-scope.js';
+import { employeeParent } from './employee-scope.js';
 
 export interface ShiftScheduleRoutesOptions {
   employees: EmployeeRepository;
@@ -38,12 +38,13 @@ function writtenSchedule(resource: Resource<ShiftScheduleFields>) {
  * it is where `Location` points.
  */
 export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions> = async (app, { employees, schedules }) => {
+  const employee = employeeParent(employees);
   app.get<{ Params: Params }>(
     '/employee/:employee_id/shift-schedule',
     { schema: { params: EmployeeParams, response: { 200: ShiftScheduleList, 400: Problem, 404: Problem } } },
     async (request) => {
-      const scope = employeeScope(request);
-      await assertEmployeeExists(employees, scope);
+      const scope = parentScope(request, employee);
+      await assertParentExists(employee, scope);
       return (await schedules.find(scope)).map(toShiftSchedule);
     },
   );
@@ -54,14 +55,14 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
     async (request, reply) => {
       const decision = decideShiftSchedule(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
-      const scope = employeeScope(request);
+      const scope = parentScope(request, employee);
       await assertHomeBasesExist(scope.tenant, decision.schedule);
       const created = await schedules.create(scope, decision.schedule);
       return replyWritten(reply, {
         status: 201,
         body: writtenSchedule(created),
         version: created.version,
-        location: subResourceUrl(request, scope, SEGMENT, created.key),
+        location: subResourceUrl(request, employee, scope, SEGMENT, created.key),
       });
     },
   );
@@ -70,7 +71,7 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
     '/employee/:employee_id/shift-schedule/:generated_id',
     { schema: { params: EmployeeItemParams, response: { 200: ShiftSchedule, ...problems } } },
     async (request, reply) => {
-      const found = await readSubResource(employees, schedules, employeeScope(request), { key: request.params.generated_id, label: 'shift-schedule' });
+      const found = await readSubResource(employee, schedules, parentScope(request, employee), { key: request.params.generated_id, label: 'shift-schedule' });
       return replyRead(reply, { body: toShiftSchedule(found), version: found.version });
     },
   );
@@ -81,7 +82,7 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
     async (request, reply) => {
       const decision = decideShiftSchedule(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
-      const scope = employeeScope(request);
+      const scope = parentScope(request, employee);
       await assertHomeBasesExist(scope.tenant, decision.schedule);
       const key = request.params.generated_id;
       const { resource } = await schedules.put({ ...scope, key }, decision.schedule, {
@@ -93,7 +94,7 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
         status: 201,
         body: writtenSchedule(resource),
         version: resource.version,
-        location: subResourceUrl(request, scope, SEGMENT, key),
+        location: subResourceUrl(request, employee, scope, SEGMENT, key),
       });
     },
   );
@@ -102,8 +103,8 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
     '/employee/:employee_id/shift-schedule/:generated_id',
     { schema: { params: EmployeeItemParams, response: { 400: Problem, 404: Problem, 412: Problem } } },
     async (request, reply) => {
-      const scope = employeeScope(request);
-      await assertEmployeeExists(employees, scope);
+      const scope = parentScope(request, employee);
+      await assertParentExists(employee, scope);
       await schedules.remove({ ...scope, key: request.params.generated_id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
       return replyDeleted(reply);
     },

@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify';
+import type { TimeRangeQuery } from '@rm/contracts';
+import { overlapping, type IndexedFilter, type Resource, type ResourceCollection, type ResourceId, type Scope } from '@rm/store';
+import { NotFound } from './errors.js';
+import { resourceUrl } from './http.js';
+import { parseTimeRange } from './time-range.js';
+
+/** The resource that sub-resources hang under in paths (`/employee/{employee_id}/availability/…`). */
+export interface SubResourceParent {
+  /** Path of the parents under the base path: `/employee`. */
+  path: string;
+  /** Path parameter of the parent's id: `employee_id`; also the field naming it in a sub-resource. */
+  param: string;
+  /** Names the parent in problems: `employee`. */
+  label: string;
+  /** Where the parents are. */
+  resources: { get(id: ResourceId): Promise<unknown> };
+}
+
+/** The sub-resources of the parent in the path, in the caller's tenant. */
+export function parentScope(request: FastifyRequest, parent: SubResourceParent): Required<Scope> {
+  return { tenant: request.auth.tenant, parent: (request.params as Record<string, string>)[parent.param] as string };
+}
+
+/**
+ * Reads of an unknown parent's sub-resources are 404 naming the parent (writes learn it from the
+ * store, which checks the parent inside their guarded decision).
+ */
+export async function assertParentExists(parent: SubResourceParent, { tenant, parent: key }: Required<Scope>): Promise<void> {
+  if ((await parent.resources.get({ tenant, key })) === null) throw new NotFound(`${parent.label} '${key}' does not exist`);
+}
+
+/** The sub-resource in the path: 404 naming the parent when it is unknown, else naming the sub-resource (`label`). */
+export async function readSubResource<Body>(
+  parent: SubResourceParent,
+  items: ResourceCollection<Body>,
+  scope: Required<Scope>,
+  { key, label }: { key: string; label: string },
+): Promise<Resource<Body>> {
+  await assertParentExists(parent, scope);
+  const found = await items.get({ ...scope, key });
+  if (found === null) throw new NotFound(`${label} '${key}' does not exist`);
+  return found;
+}
+
+/** Lists and bulk deletes by range match sub-resources whose indexed `span` overlaps it (spec: Conventions 5). */
+export function spanOverlapping(query: TimeRangeQuery): IndexedFilter {
+  return overlapping('span.start', 'span.end', parseTimeRange(query));
+}
+
+/** Absolute URI of a sub-resource: `{parent path}/{parent id}/{segment}/{id}`. */
+export function subResourceUrl(request: FastifyRequest, parent: SubResourceParent, { parent: key }: Required<Scope>, segment: string, id: string): string {
+  return resourceUrl(request, `${parent.path}/${key}/${segment}/${id}`);
+}
