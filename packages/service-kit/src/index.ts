@@ -71,3 +71,4 @@ export {
   type UnavailabilityRoutesOptions,
   type UnavailabilitySchemas,
 } from './unavailabilities.js';
+export { assertHomeBasesExist } from './home-base-references.js';

@@ -11,9 +11,21 @@ import {
   type EmployeeParams as Params,
   type TimeRangeQuery as RangeQuery,
 } from '@rm/contracts';
-import { assertParentExists, parentScope, parseIfMatch, readSubResource, replyDeleted, replyRead, replyWritten, spanOverlapping, subResourceUrl, ValidationProblem } from '@rm/service-kit';
+import {
+  assertHomeBasesExist,
+  assertParentExists,
+  parentScope,
+  parseIfMatch,
+  readSubResource,
+  replyDeleted,
+  replyRead,
+  replyWritten,
+  spanOverlapping,
+  subResourceUrl,
+  ValidationProblem,
+} from '@rm/service-kit';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
-import { assertHomeBasesExist } from '../home-base-references.js';
+
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { employeeParent } from './employee-scope.js';

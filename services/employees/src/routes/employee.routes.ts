@@ -12,20 +12,21 @@ import {
   type PageQuery as Query,
 } from '@rm/contracts';
 import {
-  NotFound,
-  ValidationProblem,
+  assertHomeBasesExist,
   isStringKey,
+  NotFound,
   paginate,
   parseIfMatch,
   replyDeleted,
   replyRead,
   replyWritten,
   resourceUrl,
+  ValidationProblem,
   type CursorCodec,
 } from '@rm/service-kit';
 import type { Resource } from '@rm/store';
 import { decideEmployee, type EmployeeInput } from '../domain/employee.js';
-import { assertHomeBasesExist } from '../home-base-references.js';
+
 import { toEmployee, type EmployeeRepository } from '../store/employee-repository.js';
 
 export interface EmployeeRoutesOptions {

@@ -11,10 +11,21 @@ import {
   type ShiftScheduleFields,
   type EmployeeParams as Params,
 } from '@rm/contracts';
-import { assertParentExists, parentScope, parseIfMatch, readSubResource, replyDeleted, replyRead, replyWritten, subResourceUrl, ValidationProblem } from '@rm/service-kit';
+import {
+  assertHomeBasesExist,
+  assertParentExists,
+  parentScope,
+  parseIfMatch,
+  readSubResource,
+  replyDeleted,
+  replyRead,
+  replyWritten,
+  subResourceUrl,
+  ValidationProblem,
+} from '@rm/service-kit';
 import type { Resource } from '@rm/store';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
-import { assertHomeBasesExist } from '../home-base-references.js';
+
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
 import { employeeParent } from './employee-scope.js';

@@ -1,5 +1,5 @@
 import type { Violation } from '@rm/contracts';
-import { ValidationProblem } from '@rm/service-kit';
+import { ValidationProblem } from './errors.js';
 
 /** A home base named in a body, with the JSON path of its id. */
 interface HomeBaseReference {
@@ -9,12 +9,14 @@ interface HomeBaseReference {
 
 /**
  * Every home base a body names: `home_base: { business_id }` objects and the deprecated
- * `home_base_id`, wherever they are (employee, availability, the shifts of a schedule).
+ * `home_base_id`, wherever they are (employee, transport resource, availability, the shifts of a
+ * schedule). `custom_data` is the caller's own, not a reference.
  */
 function homeBaseReferences(value: unknown, path = ''): HomeBaseReference[] {
   if (Array.isArray(value)) return value.flatMap((item, index) => homeBaseReferences(item, `${path}[${index}]`));
   if (typeof value !== 'object' || value === null) return [];
   return Object.entries(value).flatMap(([key, item]): HomeBaseReference[] => {
+    if (path === '' && key === 'custom_data') return [];
     const field = path === '' ? key : `${path}.${key}`;
     if (key === 'home_base_id' && typeof item === 'string') return [{ field, businessId: item }];
     if (key === 'home_base' && typeof item === 'object' && item !== null && 'business_id' in item && typeof item.business_id === 'string') {
@@ -26,7 +28,7 @@ function homeBaseReferences(value: unknown, path = ''): HomeBaseReference[] {
 
 /**
  * The one place where the home bases a write names are checked to exist in the tenant: a 400 naming
- * each unknown one. Every write of this service that names a home base comes through here.
+ * each unknown one. Every write of every service that names a home base comes through here.
  */
 export async function assertHomeBasesExist(tenant: string, body: unknown): Promise<void> {
   const violations = await unknownHomeBases(tenant, homeBaseReferences(body));
