@@ -25,7 +25,6 @@ import {
   ValidationProblem,
 } from '@rm/service-kit';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
-
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { employeeParent } from './employee-scope.js';

@@ -26,7 +26,6 @@ import {
 } from '@rm/service-kit';
 import type { Resource } from '@rm/store';
 import { decideEmployee, type EmployeeInput } from '../domain/employee.js';
-
 import { toEmployee, type EmployeeRepository } from '../store/employee-repository.js';
 
 export interface EmployeeRoutesOptions {

@@ -25,7 +25,6 @@ import {
 } from '@rm/service-kit';
 import type { Resource } from '@rm/store';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
-
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
 import { employeeParent } from './employee-scope.js';
