@@ -31,6 +31,9 @@ export const Violation = Type.Object({
 });
 export type Violation = Static<typeof Violation>;
 
+/** The stored fields of a body that passed its schema, or what breaks the rules its schema cannot say. */
+export type FieldsDecision<Fields> = { ok: true; fields: Fields } | { ok: false; violations: Violation[] };
+
 /** application/problem+json (RFC 9457); `violations` only on validation problems. */
 export const Problem = Type.Object({
   type: Type.Optional(Type.String()),

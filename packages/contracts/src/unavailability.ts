@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BusinessId, DateTime, dateTimeWith, GeneratedId, Version, type Violation } from './common.js';
+import { BusinessId, DateTime, dateTimeWith, GeneratedId, Version, type FieldsDecision } from './common.js';
 import { toUtcDateTime } from './date-time.js';
 import { entityEvents } from './events.js';
 import { ReadOnly } from './shapes.js';
@@ -39,10 +39,8 @@ export function unavailabilitySchemas<ParentField extends string>(service: strin
 /** A request body that passed its schema: the fields, plus read-only ones sent back from a GET. */
 export type UnavailabilityInput = UnavailabilityFields & Record<string, unknown>;
 
-export type UnavailabilityDecision = { ok: true; unavailability: UnavailabilityFields } | { ok: false; violations: Violation[] };
-
 /** `to` strictly after `from` (spec); the stored form keeps only the fields, with UTC date-times. */
-export function decideUnavailability({ from, to, description }: UnavailabilityInput): UnavailabilityDecision {
+export function decideUnavailability({ from, to, description }: UnavailabilityInput): FieldsDecision<UnavailabilityFields> {
   if (!(Date.parse(to) > Date.parse(from))) return { ok: false, violations: [{ field: 'to', message: 'must be after from' }] };
-  return { ok: true, unavailability: { from: toUtcDateTime(from), to: toUtcDateTime(to), ...(description === undefined ? {} : { description }) } };
+  return { ok: true, fields: { from: toUtcDateTime(from), to: toUtcDateTime(to), ...(description === undefined ? {} : { description }) } };
 }

@@ -72,3 +72,4 @@ export {
   type UnavailabilitySchemas,
 } from './unavailabilities.js';
 export { assertHomeBasesExist } from './home-base-references.js';
+export { businessResourceRoutes, type BusinessResourceRoutesOptions } from './business-resources.js';

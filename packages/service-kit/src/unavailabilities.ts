@@ -79,7 +79,7 @@ export const unavailabilityRoutes: FastifyPluginAsync<UnavailabilityRoutesOption
   const decide = (body: UnavailabilityInput) => {
     const decision = decideUnavailability(body);
     if (!decision.ok) throw new ValidationProblem(decision.violations);
-    return decision.unavailability;
+    return decision.fields;
   };
 
   app.get<{ Querystring: RangeQuery }>(

@@ -1,14 +1,22 @@
-import { EMPLOYEE_UNAVAILABILITY, EmployeeParams, EmployeeUnavailabilityParams } from '@rm/contracts';
+import {
+  Employee,
+  EMPLOYEE_UNAVAILABILITY,
+  EmployeeBody,
+  EmployeePage,
+  EmployeeParams,
+  EmployeeUnavailabilityParams,
+  type EmployeeFields,
+} from '@rm/contracts';
 import { defineService } from '@rm/runtime';
-import { createUnavailabilityCollection, unavailabilityRoutes } from '@rm/service-kit';
+import { businessResourceRoutes, createUnavailabilityCollection, unavailabilityRoutes } from '@rm/service-kit';
+import { decideEmployee, type EmployeeInput } from './domain/employee.js';
 import { SERVICE_NAME } from './events.js';
 import { availabilityRoutes } from './routes/availability.routes.js';
 import { employeeParent } from './routes/employee-scope.js';
-import { employeeRoutes } from './routes/employee.routes.js';
 import { shiftScheduleRoutes } from './routes/shift-schedule.routes.js';
 import { createAvailabilityRepository } from './store/availability-repository.js';
 import { EMPLOYEE_PARENT } from './store/employee-parent.js';
-import { createEmployeeRepository } from './store/employee-repository.js';
+import { createEmployeeRepository, toEmployee } from './store/employee-repository.js';
 import { createShiftScheduleRepository } from './store/shift-schedule-repository.js';
 
 /** The employees service: what it stores and the routes it serves; @rm/runtime connects and runs it. */
@@ -30,7 +38,17 @@ export const employeesService = defineService({
     ({ collections, cursors }) =>
     async (api) => {
       const { employees, availabilities, schedules, unavailabilities } = collections;
-      await api.register(employeeRoutes, { employees, cursors });
+      await api.register(businessResourceRoutes<EmployeeInput, EmployeeFields>(), {
+        path: '/employee',
+        param: 'employee_id',
+        label: 'employee',
+        listProperty: 'employees',
+        resources: employees,
+        cursors,
+        schemas: { Body: EmployeeBody, Resource: Employee, Page: EmployeePage, Params: EmployeeParams },
+        represent: toEmployee,
+        decide: decideEmployee,
+      });
       await api.register(shiftScheduleRoutes, { employees, schedules });
       await api.register(availabilityRoutes, { employees, availabilities });
       await api.register(unavailabilityRoutes, {

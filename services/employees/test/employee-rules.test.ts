@@ -7,7 +7,7 @@ describe('decideEmployee', () => {
   it('accepts a start location with address information and keeps it', () => {
     expect(decideEmployee({ start_location: depot, skills: ['nl'] })).toEqual({
       ok: true,
-      employee: { start_location: depot, skills: ['nl'] },
+      fields: { start_location: depot, skills: ['nl'] },
     });
   });
 
@@ -46,7 +46,7 @@ describe('decideEmployee', () => {
     };
     expect(decideEmployee({ start_location: located })).toEqual({
       ok: true,
-      employee: { start_location: { name: 'Yard', geo_point: { latitude: 51.05, longitude: 3.72 } } },
+      fields: { start_location: { name: 'Yard', geo_point: { latitude: 51.05, longitude: 3.72 } } },
     });
   });
 
@@ -60,14 +60,14 @@ describe('decideEmployee', () => {
   it('drops the read-only business_id and version sent back from a GET', () => {
     expect(decideEmployee({ business_id: 'e-1', version: 4, home_base: { business_id: 'hb' } })).toEqual({
       ok: true,
-      employee: { home_base: { business_id: 'hb' } },
+      fields: { home_base: { business_id: 'hb' } },
     });
   });
 
   it('rounds costs to 4 decimals', () => {
     expect(decideEmployee({ home_base: { business_id: 'hb' }, costs: { per_hour: 31.123456, fixed: 2 } })).toEqual({
       ok: true,
-      employee: { home_base: { business_id: 'hb' }, costs: { per_hour: 31.1235, fixed: 2 } },
+      fields: { home_base: { business_id: 'hb' }, costs: { per_hour: 31.1235, fixed: 2 } },
     });
   });
 });

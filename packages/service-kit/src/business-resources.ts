@@ -1,0 +1,91 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { DEFAULT_PAGE_SIZE, PageQuery, Problem, type FieldsDecision, type PageQuery as Query } from '@rm/contracts';
+import type { Resource, ResourceCollection } from '@rm/store';
+import type { CursorCodec } from './cursor.js';
+import { NotFound, ValidationProblem } from './errors.js';
+import { assertHomeBasesExist } from './home-base-references.js';
+import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from './http.js';
+import { isStringKey, paginate } from './paging.js';
+
+export interface BusinessResourceRoutesOptions<Input, Fields> {
+  /** Path of the list under the base path: `/employee`; one resource is `{path}/{id}`. */
+  path: string;
+  /** Path parameter of the id: `employee_id`. */
+  param: string;
+  /** Names a resource in problems: `employee`. */
+  label: string;
+  /** Property of a page holding the list: `employees` (field reference: Paging). */
+  listProperty: string;
+  resources: ResourceCollection<Fields>;
+  cursors: CursorCodec;
+  schemas: { Body: unknown; Resource: unknown; Page: unknown; Params: unknown };
+  /** The API representation, also the data of the resource's events. */
+  represent(resource: Resource<Fields>): Record<string, unknown>;
+  decide(input: Input): FieldsDecision<Fields>;
+  /** Top-level body fields taken exactly as sent, whatever their keys (see FastifyContextConfig). */
+  opaqueJsonFields?: readonly string[];
+}
+
+const problems = { 400: Problem, 404: Problem, 412: Problem };
+
+/**
+ * A tenant's resources keyed by the caller's business id (spec: Employees, Transport resources, Home
+ * bases): cursor-paged list, upsert with If-Match and Prefer (201, 200 or 204), get, delete. Every
+ * home base a body names must exist (assertHomeBasesExist).
+ */
+export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<BusinessResourceRoutesOptions<Input, Fields>> {
+  return async (app, { path, param, label, listProperty, resources, cursors, schemas, represent, decide, opaqueJsonFields = [] }) => {
+    const itemPath = `${path}/:${param}`;
+    const idOf = (params: unknown) => (params as Record<string, string>)[param] as string;
+
+    app.get<{ Querystring: Query }>(path, { schema: { querystring: PageQuery, response: { 200: schemas.Page, 400: Problem } } }, async (request) => {
+      const { tenant } = request.auth;
+      const page = await paginate({
+        cursor: request.query.cursor,
+        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
+        codec: cursors,
+        key: (resource: Resource<Fields>) => resource.key,
+        isKey: isStringKey,
+        // A cursor names a position in one tenant's list; another tenant's cursor is refused.
+        scope: `${tenant}:${listProperty}`,
+        fetch: (read) => resources.list({ tenant }, read),
+      });
+      return { [listProperty]: page.items.map(represent), cursors: page.cursors };
+    });
+
+    app.get(itemPath, { schema: { params: schemas.Params, response: { 200: schemas.Resource, ...problems } } }, async (request, reply) => {
+      const key = idOf(request.params);
+      const found = await resources.get({ tenant: request.auth.tenant, key });
+      if (found === null) throw new NotFound(`${label} '${key}' does not exist`);
+      return replyRead(reply, { body: represent(found), version: found.version });
+    });
+
+    app.put(
+      itemPath,
+      {
+        schema: { params: schemas.Params, body: schemas.Body, response: { 200: schemas.Resource, 201: schemas.Resource, ...problems } },
+        config: { opaqueJsonFields },
+      },
+      async (request, reply) => {
+        const decision = decide(request.body as Input);
+        if (!decision.ok) throw new ValidationProblem(decision.violations);
+        await assertHomeBasesExist(request.auth.tenant, decision.fields);
+        const key = idOf(request.params);
+        const { resource, created } = await resources.put({ tenant: request.auth.tenant, key }, decision.fields, {
+          ifMatch: parseIfMatch(request.headers['if-match']),
+        });
+        return replyWritten(reply, {
+          status: created ? 201 : 200,
+          body: represent(resource),
+          version: resource.version,
+          location: resourceUrl(request, `${path}/${key}`),
+        });
+      },
+    );
+
+    app.delete(itemPath, { schema: { params: schemas.Params, response: { 404: Problem, 412: Problem } } }, async (request, reply) => {
+      await resources.remove({ tenant: request.auth.tenant, key: idOf(request.params) }, { ifMatch: parseIfMatch(request.headers['if-match']) });
+      return replyDeleted(reply);
+    });
+  };
+}
