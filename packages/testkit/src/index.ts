@@ -13,3 +13,4 @@ export { testServers, type TestServerUrls } from './test-servers.js';
 export { findFreePort } from './free-port.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor } from './wait-for.js';
+export { recordEvents, type RecordedEvents } from './record-events.js';

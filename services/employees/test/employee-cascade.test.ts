@@ -7,20 +7,20 @@ import { fileURLToPath } from 'node:url';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@rm/contracts';
-import { createTestServiceEnv, uniqueName, waitFor, type TestServiceEnv } from '@rm/testkit';
+import { createTestServiceEnv, uniqueName, waitFor, type RecordedEvents, type TestServiceEnv } from '@rm/testkit';
 import { EMPLOYEES_COLLECTION } from '../src/store/employee-parent.js';
-import { BASE, employeeBody, recordEvents, startEmployees, type EmployeesHarness, type RecordedEvents } from './helpers.js';
+import { BASE, employeeBody, recordTenantEvents, startEmployees, type EmployeesHarness } from './helpers.js';
 
 // The built entry point, as `npm start` runs it (the package's tests run after its build).
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 // The stream outlives test runs on a shared server: this run's tenant tells its events apart.
 const tenant = uniqueName('tenant');
-let events: RecordedEvents;
+let events: RecordedEvents<EventEnvelope>;
 /** Every event of the tenant so far. */
 const received = (): EventEnvelope[] => events.received.map(({ event }) => event);
 
 beforeAll(async () => {
-  events = await recordEvents(tenant);
+  events = await recordTenantEvents(tenant);
 });
 
 afterAll(async () => {

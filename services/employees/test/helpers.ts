@@ -1,9 +1,9 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
 import { startService, type RunningService } from '@rm/runtime';
-import { connectTestNats, createTestServiceEnv, type TestServiceEnv } from '@rm/testkit';
+import { connectTestNats, createTestServiceEnv, recordEvents, type RecordedEvents, type TestServiceEnv } from '@rm/testkit';
 import { employeesService } from '../src/app.js';
 
 export const BASE = '/resource-management/v1';
@@ -60,31 +60,16 @@ export function employeeBody(overrides: Record<string, unknown> = {}): Record<st
   };
 }
 
-export interface RecordedEvents {
-  /** Every event of the tenant so far, with its subject, in the stream's order. */
-  received: { subject: string; event: EventEnvelope }[];
-  close(): Promise<void>;
-}
-
 /**
- * Every event of a tenant on the employees stream from its start, duplicates included (an ordered
- * consumer sees each message as published: nothing deduplicated or skipped by version). The stream is
+ * Every event of a tenant on the employees stream from its start, duplicates included. The stream is
  * declared as the service declares it, so that it can be read before a service runs.
  */
-export async function recordEvents(tenant: string): Promise<RecordedEvents> {
+export async function recordTenantEvents(tenant: string): Promise<RecordedEvents<EventEnvelope>> {
   const nats = await connectTestNats();
-  await declareServiceStream(await jetstreamManager(nats.nc), 'employees');
-  const consumer = await jetstream(nats.nc).consumers.get(serviceStream('employees').name, { filter_subjects: [`rm.employees.${tenant}.>`] });
-  const messages = await consumer.consume();
-  const received: RecordedEvents['received'] = [];
-  void (async () => {
-    for await (const message of messages) received.push({ subject: message.subject, event: message.json<EventEnvelope>() });
-  })();
-  return {
-    received,
-    async close() {
-      await messages.close();
-      await nats.close();
-    },
-  };
+  try {
+    await declareServiceStream(await jetstreamManager(nats.nc), 'employees');
+  } finally {
+    await nats.close();
+  }
+  return recordEvents<EventEnvelope>(serviceStream('employees').name, `rm.employees.${tenant}.>`);
 }

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName, waitFor } from '@rm/testkit';
-import { BASE, employeeBody, json, recordEvents, startEmployees, type EmployeesHarness, type RecordedEvents } from './helpers.js';
+import { uniqueName, waitFor, type RecordedEvents } from '@rm/testkit';
+import type { EventEnvelope } from '@rm/contracts';
+import { BASE, employeeBody, json, recordTenantEvents, startEmployees, type EmployeesHarness } from './helpers.js';
 
 // The stream outlives test runs on a shared server: this run's tenant tells its events apart.
 const tenant = uniqueName('tenant');
-let events: RecordedEvents;
-let received: RecordedEvents['received'];
+let events: RecordedEvents<EventEnvelope>;
+let received: RecordedEvents<EventEnvelope>['received'];
 
 let harness: EmployeesHarness;
 let headers: Record<string, string>;
@@ -15,7 +16,7 @@ let headers: Record<string, string>;
 beforeAll(async () => {
   harness = await startEmployees();
   headers = await harness.as(tenant);
-  events = await recordEvents(tenant);
+  events = await recordTenantEvents(tenant);
   received = events.received;
 });
 

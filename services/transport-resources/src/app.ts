@@ -1,0 +1,61 @@
+import {
+  TRANSPORT_RESOURCE_UNAVAILABILITY,
+  TransportResource,
+  TransportResourceBody,
+  TransportResourcePage,
+  TransportResourceParams,
+  TransportResourceUnavailabilityParams,
+  type TransportResourceFields,
+  type TransportResourceInput,
+} from '@rm/contracts';
+import { defineService } from '@rm/runtime';
+import { businessResourceRoutes, createUnavailabilityCollection, unavailabilityRoutes } from '@rm/service-kit';
+import { decideTransportResource } from './domain/transport-resource.js';
+import { SERVICE_NAME } from './events.js';
+import {
+  createTransportResourceRepository,
+  toTransportResource,
+  TRANSPORT_RESOURCE_PARENT,
+} from './store/transport-resource-repository.js';
+
+const PATH = '/transport-resource';
+const PARAM = 'transport_resource_id';
+
+/** The transport-resources service: what it stores and the routes it serves; @rm/runtime connects and runs it. */
+export const transportResourcesService = defineService({
+  name: SERVICE_NAME,
+  port: 3002,
+  collections: (store) => {
+    const unavailabilities = createUnavailabilityCollection(store, {
+      name: 'transport_resource_unavailabilities',
+      schemas: TRANSPORT_RESOURCE_UNAVAILABILITY,
+      parent: { ...TRANSPORT_RESOURCE_PARENT, field: PARAM },
+    });
+    const transportResources = createTransportResourceRepository(store, [unavailabilities]);
+    return { transportResources, unavailabilities };
+  },
+  routes:
+    ({ collections, cursors }) =>
+    async (api) => {
+      const { transportResources, unavailabilities } = collections;
+      await api.register(businessResourceRoutes<TransportResourceInput, TransportResourceFields>(), {
+        path: PATH,
+        param: PARAM,
+        label: 'transport-resource',
+        listProperty: 'transport_resources',
+        resources: transportResources,
+        cursors,
+        schemas: { Body: TransportResourceBody, Resource: TransportResource, Page: TransportResourcePage, Params: TransportResourceParams },
+        represent: toTransportResource,
+        decide: decideTransportResource,
+        opaqueJsonFields: ['custom_data'],
+      });
+      await api.register(unavailabilityRoutes, {
+        parent: { path: PATH, param: PARAM, label: 'transport-resource', resources: transportResources },
+        unavailabilities,
+        schemas: TRANSPORT_RESOURCE_UNAVAILABILITY,
+        params: { list: TransportResourceParams, item: TransportResourceUnavailabilityParams },
+        label: 'transport-resource-unavailability',
+      });
+    },
+});
