@@ -9,8 +9,11 @@ const CAPACITY_TYPES = 4;
 export const CUSTOM_DATA_MAX_BYTES = 16 * 1024;
 
 const text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, description });
-const capacityType = (description: string) =>
-  Type.Union([Type.Literal('volume'), Type.Literal('weight'), Type.Literal('loading_meters'), Type.Literal('pallets')], { description });
+/** One of `values`: an `enum`, so that a wrong value is one violation listing them all. */
+const oneOf = <Value extends string>(values: readonly Value[], description: string) =>
+  Type.Unsafe<Value>({ type: 'string', enum: values, description });
+
+const capacityType = (description: string) => oneOf(['volume', 'weight', 'loading_meters', 'pallets'], description);
 
 export const Capacity = Type.Object(
   {
@@ -31,9 +34,7 @@ const skillList = (description: string) =>
   Type.Optional(Type.Array(StringList.items, { maxItems: 100, uniqueItems: true, description: `${description} ${StringList.description}` }));
 
 const transportResourceFields = {
-  type: Type.Union([Type.Literal('TRUCK'), Type.Literal('TRACTOR'), Type.Literal('TRAILER')], {
-    description: 'TRUCK, TRACTOR or TRAILER. A TRAILER is never matched to an employee on its own.',
-  }),
+  type: oneOf(['TRUCK', 'TRACTOR', 'TRAILER'], 'TRUCK, TRACTOR or TRAILER. A TRAILER is never matched to an employee on its own.'),
   license_plate: Type.Optional(text(32, '1 to 32 characters.')),
   reference: Type.Optional(text(200, "The caller's own reference: 1 to 200 characters.")),
   labels: Type.Optional(StringList),
