@@ -5,6 +5,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '@rm/runtime';
 import { employeesService } from '@rm/employees/service';
+import { transportResourcesService } from '@rm/transport-resources/service';
 import { createTestIssuer, findFreePort, testServers, uniqueName } from '@rm/testkit';
 import { createSigningKeyStore } from '../src/store/signing-key-store.js';
 import { AUDIENCE, BASE, createClient, dropDatabase, ISSUER, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
@@ -14,32 +15,28 @@ const EMPLOYEE = {
   start_location: { name: 'Depot Gent', address_line: 'Dok Noord 1', city: 'Gent', zip_code: '9000', country_code: 'BE' },
 };
 
+type Owner = Awaited<ReturnType<typeof startService>>;
+
 let gateway: GatewayHarness;
 let employeesPort: number;
-let employees: Awaited<ReturnType<typeof startService>> | undefined;
-let employeesDb: string;
+let employees: Owner | undefined;
+let transportResources: Owner | undefined;
+const ownerDbs: string[] = [];
 let silentUpstream: Server;
 let tokenA: string;
 let tokenB: string;
 
-beforeAll(async () => {
-  employeesPort = await findFreePort();
-  silentUpstream = createServer(() => undefined);
-  await new Promise<void>((resolve) => silentUpstream.listen(0, '127.0.0.1', resolve));
-  gateway = await startGateway({
-    UPSTREAM_EMPLOYEES_URL: `http://127.0.0.1:${employeesPort}`,
-    // answers nothing: the gateway must give up with a 504
-    UPSTREAM_TRANSPORT_RESOURCES_URL: `http://127.0.0.1:${(silentUpstream.address() as AddressInfo).port}`,
-    UPSTREAM_TIMEOUT_MS: '1500',
-  });
-  employeesDb = uniqueName('employees');
-  employees = await startService(employeesService, {
+/** An owning service behind the gateway, listening on `port`, over a database of its own. */
+async function startOwner(definition: Parameters<typeof startService>[0], port: number): Promise<Owner> {
+  const db = uniqueName(definition.name.replaceAll('-', '_'));
+  ownerDbs.push(db);
+  return startService(definition, {
     env: {
       HOST: '127.0.0.1',
-      PORT: String(employeesPort),
+      PORT: String(port),
       LOG_LEVEL: 'silent',
       MONGO_URL: testServers().mongoUrl,
-      MONGO_DB: employeesDb,
+      MONGO_DB: db,
       NATS_URL: testServers().natsUrl,
       AUTH_JWKS_URL: `${gateway.origin}/.well-known/jwks.json`,
       AUTH_ISSUER: ISSUER,
@@ -48,6 +45,22 @@ beforeAll(async () => {
       TRUST_PROXY: '127.0.0.1',
     },
   });
+}
+
+beforeAll(async () => {
+  employeesPort = await findFreePort();
+  const transportResourcesPort = await findFreePort();
+  silentUpstream = createServer(() => undefined);
+  await new Promise<void>((resolve) => silentUpstream.listen(0, '127.0.0.1', resolve));
+  gateway = await startGateway({
+    UPSTREAM_EMPLOYEES_URL: `http://127.0.0.1:${employeesPort}`,
+    UPSTREAM_TRANSPORT_RESOURCES_URL: `http://127.0.0.1:${transportResourcesPort}`,
+    // answers nothing: the gateway must give up with a 504
+    UPSTREAM_HOME_BASES_URL: `http://127.0.0.1:${(silentUpstream.address() as AddressInfo).port}`,
+    UPSTREAM_TIMEOUT_MS: '1500',
+  });
+  employees = await startOwner(employeesService, employeesPort);
+  transportResources = await startOwner(transportResourcesService, transportResourcesPort);
   const a = await createClient(gateway.registry);
   const b = await createClient(gateway.registry);
   tokenA = await tokenFor(gateway, a.clientId, a.secret);
@@ -56,11 +69,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await employees?.stop();
+  await transportResources?.stop();
   await gateway.close();
   silentUpstream.closeAllConnections();
   silentUpstream.close();
   await dropDatabase(gateway.variables.MONGO_DB!);
-  await dropDatabase(employeesDb);
+  for (const db of ownerDbs) await dropDatabase(db);
 });
 
 function call(path: string, token: string | undefined, init: RequestInit = {}): Promise<Response> {
@@ -116,6 +130,22 @@ describe('the unified API', () => {
     const get = await call('/employee/e-1', tokenA);
     expect(get.status).toBe(200);
     expect(((await get.json()) as { name: unknown }).name).toEqual(EMPLOYEE.name);
+  });
+
+  it('routes /transport-resource… to its owner, custom_data with any keys and unavailabilities included', async () => {
+    const body = '{"type":"TRUCK","start_location":{"name":"Depot Gent","city":"Gent","zip_code":"9000","country_code":"BE"},"custom_data":{"$where":"x","a.b":1,"__proto__":{"admin":true}}}';
+    const put = await call('/transport-resource/tr-1', tokenA, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body });
+    expect(put.status).toBe(201);
+    const get = await call('/transport-resource/tr-1', tokenA);
+    expect(await get.text()).toContain('"custom_data":{"$where":"x","a.b":1,"__proto__":{"admin":true}}');
+    const created = await call('/transport-resource/tr-1/unavailability', tokenA, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ from: '2031-01-01T08:00:00Z', to: '2031-01-01T12:00:00Z' }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toMatch(new RegExp(`${BASE}/transport-resource/tr-1/unavailability/[0-9a-f-]{36}$`));
+    expect((await call('/transport-resource/tr-1', tokenB)).status).toBe(404);
   });
 
   it('passes the owner\'s problems through unchanged', async () => {
@@ -223,8 +253,11 @@ describe('the unified API', () => {
     expect(put.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'employee_id', in: 'path' })]));
     expect(put.requestBody!.content['application/json']!.schema.properties).toHaveProperty('start_location');
     expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '412']));
-    // the silent transport-resources service has never answered: its paths are left out
-    expect(Object.keys(document.paths).some((path) => path.startsWith('/transport-resource'))).toBe(false);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/transport-resource', '/transport-resource/{transport_resource_id}/unavailability/{unavailability_id}']),
+    );
+    // the silent home-bases service has never answered: its paths are left out
+    expect(Object.keys(document.paths).some((path) => path.startsWith('/home-base'))).toBe(false);
   });
 
   it('serves the docs page and its assets itself, so that it works offline', async () => {
@@ -241,9 +274,9 @@ describe('the unified API', () => {
   });
 
   it('answers 504 when the owner does not answer in time', async () => {
-    const response = await call('/transport-resource', tokenA);
+    const response = await call('/home-base', tokenA);
     expect(response.status).toBe(504);
-    expect(((await response.json()) as { detail: string }).detail).toContain('transport-resources');
+    expect(((await response.json()) as { detail: string }).detail).toContain('home-bases');
   });
 
   it('answers 503 while the owner is down', async () => {
