@@ -1,47 +1,18 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
 import { startService, type RunningService } from '@rm/runtime';
-import { connectTestNats, createTestServiceEnv, recordEvents, type RecordedEvents, type TestServiceEnv } from '@rm/testkit';
+import { connectTestNats, recordEvents, startServiceHarness, type RecordedEvents, type ServiceHarness } from '@rm/testkit';
 import { employeesService } from '../src/app.js';
 
 export const BASE = '/resource-management/v1';
 
-export interface EmployeesHarness {
-  service: RunningService<ReturnType<typeof employeesService.collections>, Record<never, never>>;
-  app: FastifyInstance;
-  env: TestServiceEnv;
-  /** Committed writes so far: each hands its events to the relay. */
-  writes(): number;
-  /** A bearer header for a client of the tenant. */
-  as(tenant: string): Promise<Record<string, string>>;
-  close(): Promise<void>;
-}
+export type EmployeesHarness = ServiceHarness<RunningService<ReturnType<typeof employeesService.collections>, Record<never, never>>>;
 
-/**
- * The employees service as the runtime runs it in production (store, relay, maintenance, the same
- * routes), over a fresh database of the run's servers. 127.0.0.1 stands for the gateway, whose
- * forwarded headers the service believes.
- */
-export async function startEmployees(variables: Record<string, string> = {}): Promise<EmployeesHarness> {
-  const env = await createTestServiceEnv('employees', { TRUST_PROXY: '127.0.0.1', ...variables });
-  const service = await startService(employeesService, { env: env.variables, listen: false });
-  let writes = 0;
-  service.store.outbox.onCommit(() => {
-    writes += 1;
-  });
-  return {
-    service,
-    app: service.app,
-    env,
-    writes: () => writes,
-    as: (tenant) => env.bearer(tenant),
-    close: async () => {
-      await service.stop();
-      await env.close();
-    },
-  };
+/** The employees service as the runtime runs it in production, over a fresh database of the run's servers. */
+export function startEmployees(variables: Record<string, string> = {}): Promise<EmployeesHarness> {
+  return startServiceHarness('employees', (env) => startService(employeesService, { env, listen: false }), variables);
 }
 
 export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {

@@ -1,45 +1,16 @@
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { startService, type RunningService } from '@rm/runtime';
-import { createTestServiceEnv, recordEvents, type RecordedEvents, type TestServiceEnv } from '@rm/testkit';
+import { recordEvents, startServiceHarness, type RecordedEvents, type ServiceHarness } from '@rm/testkit';
 import { transportResourcesService } from '../src/app.js';
 
 export const BASE = '/resource-management/v1';
 
-export interface TransportResourcesHarness {
-  service: RunningService<ReturnType<typeof transportResourcesService.collections>, Record<never, never>>;
-  app: FastifyInstance;
-  env: TestServiceEnv;
-  /** Committed writes so far: each hands its events to the relay. */
-  writes(): number;
-  /** A bearer header for a client of the tenant. */
-  as(tenant: string): Promise<Record<string, string>>;
-  close(): Promise<void>;
-}
+export type TransportResourcesHarness = ServiceHarness<RunningService<ReturnType<typeof transportResourcesService.collections>, Record<never, never>>>;
 
-/**
- * The transport-resources service as the runtime runs it in production (store, relay, maintenance,
- * the same routes), over a fresh database of the run's servers. 127.0.0.1 stands for the gateway,
- * whose forwarded headers the service believes.
- */
-export async function startTransportResources(variables: Record<string, string> = {}): Promise<TransportResourcesHarness> {
-  const env = await createTestServiceEnv('transport-resources', { TRUST_PROXY: '127.0.0.1', ...variables });
-  const service = await startService(transportResourcesService, { env: env.variables, listen: false });
-  let writes = 0;
-  service.store.outbox.onCommit(() => {
-    writes += 1;
-  });
-  return {
-    service,
-    app: service.app,
-    env,
-    writes: () => writes,
-    as: (tenant) => env.bearer(tenant),
-    close: async () => {
-      await service.stop();
-      await env.close();
-    },
-  };
+/** The transport-resources service as the runtime runs it in production, over a fresh database of the run's servers. */
+export function startTransportResources(variables: Record<string, string> = {}): Promise<TransportResourcesHarness> {
+  return startServiceHarness('transport-resources', (env) => startService(transportResourcesService, { env, listen: false }), variables);
 }
 
 export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {

@@ -1,0 +1,48 @@
+import { createTestServiceEnv, type TestServiceEnv } from './test-service-env.js';
+
+/** What a harness needs of a running service (the runtime's RunningService has it). */
+export interface HarnessedService<App> {
+  app: App;
+  store: { outbox: { onCommit(listener: () => void): unknown } };
+  stop(): Promise<unknown>;
+}
+
+export interface ServiceHarness<Service extends HarnessedService<unknown>> {
+  service: Service;
+  app: Service['app'];
+  env: TestServiceEnv;
+  /** Committed writes so far: each hands its events to the relay. */
+  writes(): number;
+  /** A bearer header for a client of the tenant. */
+  as(tenant: string): Promise<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A service as the runtime runs it in production (`start` is its startService), over a fresh
+ * database of the run's servers. 127.0.0.1 stands for the gateway, whose forwarded headers the
+ * service believes.
+ */
+export async function startServiceHarness<Service extends HarnessedService<unknown>>(
+  prefix: string,
+  start: (variables: Record<string, string>) => Promise<Service>,
+  variables: Record<string, string> = {},
+): Promise<ServiceHarness<Service>> {
+  const env = await createTestServiceEnv(prefix, { TRUST_PROXY: '127.0.0.1', ...variables });
+  const service = await start(env.variables);
+  let writes = 0;
+  service.store.outbox.onCommit(() => {
+    writes += 1;
+  });
+  return {
+    service,
+    app: service.app,
+    env,
+    writes: () => writes,
+    as: (tenant) => env.bearer(tenant),
+    close: async () => {
+      await service.stop();
+      await env.close();
+    },
+  };
+}
