@@ -65,7 +65,6 @@ export {
 } from './sub-resources.js';
 export {
   createUnavailabilityCollection,
-  representUnavailability,
   unavailabilityRoutes,
   type UnavailabilityCollection,
   type UnavailabilityRoutesOptions,

@@ -3,15 +3,15 @@ import {
   decideUnavailability,
   Problem,
   TimeRangeQuery,
+  type EntityEvents,
   type TimeRangeQuery as RangeQuery,
   type UnavailabilityFields,
-  type EntityEvents,
   type UnavailabilityInput,
 } from '@rm/contracts';
 import type { Resource, ResourceCollection, Store } from '@rm/store';
 import { ValidationProblem } from './errors.js';
 import { parseIfMatch, replyDeleted, replyRead, replyWritten } from './http.js';
-import { parentScope, readSubResource, spanOverlapping, subResourceUrl, assertParentExists, type SubResourceParent } from './sub-resources.js';
+import { assertParentExists, parentScope, readSubResource, spanOverlapping, subResourceUrl, type SubResourceParent } from './sub-resources.js';
 
 /** What `unavailabilitySchemas` of @rm/contracts gives for one kind of parent. */
 export interface UnavailabilitySchemas {
@@ -23,7 +23,7 @@ export interface UnavailabilitySchemas {
 export type UnavailabilityCollection = ResourceCollection<UnavailabilityFields>;
 
 /** The API representation of an unavailability, also its events' data: `parentField` names its parent. */
-export function representUnavailability(parentField: string) {
+function representUnavailability(parentField: string) {
   return (resource: Resource<UnavailabilityFields>): Record<string, unknown> => ({
     id: resource.key,
     [parentField]: resource.parent,
