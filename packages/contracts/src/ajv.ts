@@ -9,12 +9,22 @@ export interface AjvOptions {
 }
 
 const rfc3339 = fullFormats['date-time'] as FormatDefinition<string> & { validate: (text: string) => boolean };
+/** The instants an RFC 3339 date-time can state in UTC, which is how we store and return them. */
+const EARLIEST_UTC = Date.parse('0000-01-01T00:00:00Z');
+const LATEST_UTC = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** RFC 3339 with a required offset that JavaScript's Date reads too, at an instant that has a UTC form. */
+function isDateTime(text: string): boolean {
+  if (!rfc3339.validate(text)) return false;
+  const instant = Date.parse(text);
+  return instant >= EARLIEST_UTC && instant <= LATEST_UTC;
+}
 const businessId = new RegExp(BUSINESS_ID_PATTERN);
 
 /** Our formats; `format` names in contracts resolve to these. */
 const FORMATS: Record<string, FormatDefinition<string>> = {
-  // RFC 3339 with a required offset; JavaScript's Date must also read it (it refuses leap seconds and `+01`).
-  'date-time': { type: 'string', validate: (text) => rfc3339.validate(text) && !Number.isNaN(Date.parse(text)) },
+  // Date refuses leap seconds and `+01`; 9999-12-31T23:00:00-01:00 has no UTC form in RFC 3339.
+  'date-time': { type: 'string', validate: isDateTime },
   date: fullFormats.date as FormatDefinition<string>,
   // ajv-formats' uuid also accepts a `urn:uuid:` prefix, which no id of ours carries.
   uuid: { type: 'string', validate: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },

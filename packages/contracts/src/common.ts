@@ -10,7 +10,7 @@ export const BusinessId = Type.String({
   description: 'Chosen by the caller: 1 to 512 characters from a-z, A-Z, 0-9 and . ~ - _ (none needs URL encoding).',
 });
 export const GeneratedId = Type.String({ format: 'uuid', description: 'A UUID the service generated.' });
-const DATE_TIME = 'An RFC 3339 date-time with an offset (Z or ±hh:mm), at most 64 characters; returned in UTC.';
+const DATE_TIME = 'An RFC 3339 date-time with an offset (Z or ±hh:mm), at most 64 characters, within the years 0000 to 9999 in UTC; returned in UTC.';
 export const DateTime = Type.String({ format: 'date-time', maxLength: 64, description: DATE_TIME });
 /** A date-time field with a rule of its own, told in its description. */
 export const dateTimeWith = (rule: string) => Type.String({ format: 'date-time', maxLength: 64, description: `${DATE_TIME} ${rule}` });

@@ -36,6 +36,13 @@ describe('createAjv formats', () => {
     expect(check('date-time', '2024-02-30T08:00:00Z')).toBe(false);
   });
 
+  it('refuses date-times whose UTC instant falls outside the years 0000 to 9999, which UTC cannot state', () => {
+    expect(check('date-time', '9999-12-31T23:59:59Z')).toBe(true);
+    expect(check('date-time', '0000-01-01T00:30:00-01:00')).toBe(true);
+    expect(check('date-time', '9999-12-31T23:59:59-01:00')).toBe(false);
+    expect(check('date-time', '0000-01-01T00:30:00+01:00')).toBe(false);
+  });
+
   it('checks uuids without the urn prefix, and business ids', () => {
     expect(check('uuid', '0190b3c4-7a1e-7c2f-9d4e-123456789abc')).toBe(true);
     expect(check('uuid', 'urn:uuid:0190b3c4-7a1e-7c2f-9d4e-123456789abc')).toBe(false);
