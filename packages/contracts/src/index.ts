@@ -16,3 +16,4 @@ export * from './shift-schedule.js';
 export * from './unavailability.js';
 export * from './transport-resource.js';
 export * from './resource-rules.js';
+export * from './home-base.js';
