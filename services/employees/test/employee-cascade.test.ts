@@ -7,15 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@rm/contracts';
-import {
-  createTestServiceEnv,
-  startMongoServer,
-  uniqueName,
-  waitFor,
-  type RecordedEvents,
-  type RestartableServerHandle,
-  type TestServiceEnv,
-} from '@rm/testkit';
+import { createTestServiceEnv, uniqueName, waitFor, type RecordedEvents, type TestServiceEnv } from '@rm/testkit';
 import { EMPLOYEES_COLLECTION } from '../src/store/employee-parent.js';
 import { BASE, employeeBody, recordTenantEvents, startEmployees, type EmployeesHarness } from './helpers.js';
 
@@ -162,9 +154,6 @@ describe('deleting an employee', () => {
 });
 
 describe('a crash in the middle of a cascade', () => {
-  // A FerretDB of its own: on the run's shared one, this cascade's bulk writes and those of another
-  // package's tests running beside it left FerretDB hung for good (PostgreSQL idle; PRACTICES).
-  let server: RestartableServerHandle;
   let env: TestServiceEnv;
   let mongo: MongoClient;
   let db: Db;
@@ -174,8 +163,7 @@ describe('a crash in the middle of a cascade', () => {
   beforeAll(async () => {
     expect(existsSync(MAIN), `${MAIN} is missing: build first (npx turbo run build --filter=@rm/employees)`).toBe(true);
     // maintenance as often as allowed; cascades are finished once untouched for the store's 10 s
-    server = await startMongoServer();
-    env = await createTestServiceEnv('employees_cascade', { MAINTENANCE_INTERVAL_MS: '1000', MONGO_URL: server.url });
+    env = await createTestServiceEnv('employees_cascade', { MAINTENANCE_INTERVAL_MS: '1000' });
     mongo = await MongoClient.connect(env.variables.MONGO_URL ?? '');
     db = mongo.db(env.variables.MONGO_DB);
     const origin = `http://127.0.0.1:${env.variables.PORT}`;
@@ -192,7 +180,6 @@ describe('a crash in the middle of a cascade', () => {
     for (const child of children) child.kill('SIGKILL');
     await mongo?.close();
     await env?.close();
-    await server?.stop();
   });
 
   /** Runs the built service on the test database until it is ready; fails with its output if it stops first. */
