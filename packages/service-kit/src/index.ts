@@ -59,8 +59,10 @@ export {
   assertParentExists,
   parentScope,
   readSubResource,
+  serveSubResourceItem,
   spanOverlapping,
   subResourceUrl,
+  type SubResourceItemOptions,
   type SubResourceParent,
 } from './sub-resources.js';
 export {

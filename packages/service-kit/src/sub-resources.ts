@@ -1,8 +1,8 @@
-import type { FastifyRequest } from 'fastify';
-import type { TimeRangeQuery } from '@rm/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Problem, type TimeRangeQuery } from '@rm/contracts';
 import { overlapping, type IndexedFilter, type Resource, type ResourceCollection, type ResourceId, type Scope } from '@rm/store';
 import { NotFound } from './errors.js';
-import { resourceUrl } from './http.js';
+import { parseIfMatch, replyDeleted, replyRead, resourceUrl } from './http.js';
 import { parseTimeRange } from './time-range.js';
 
 /** The resource that sub-resources hang under in paths (`/employee/{employee_id}/availability/…`). */
@@ -51,4 +51,41 @@ export function spanOverlapping(query: TimeRangeQuery): IndexedFilter {
 /** Absolute URI of a sub-resource: `{parent path}/{parent id}/{segment}/{id}`. */
 export function subResourceUrl(request: FastifyRequest, parent: SubResourceParent, { parent: key }: Required<Scope>, segment: string, id: string): string {
   return resourceUrl(request, `${parent.path}/${key}/${segment}/${id}`);
+}
+
+export interface SubResourceItemOptions<Body> {
+  parent: SubResourceParent;
+  items: ResourceCollection<Body>;
+  /** Route of one item, in fastify's form: `/employee/:employee_id/availability/:generated_id`. */
+  path: string;
+  /** Path parameter of the item's id: `generated_id`. */
+  param: string;
+  /** Names an item in problems: `availability`. */
+  label: string;
+  schemas: { params: unknown; resource: unknown };
+  represent(resource: Resource<Body>): unknown;
+}
+
+/**
+ * GET of one sub-resource (with its ETag) and its DELETE (with optional If-Match): 404 naming the
+ * parent when it is unknown, else naming the item.
+ */
+export function serveSubResourceItem<Body>(
+  app: FastifyInstance,
+  { parent, items, path, param, label, schemas, represent }: SubResourceItemOptions<Body>,
+): void {
+  const keyOf = (params: unknown) => (params as Record<string, string>)[param] as string;
+  const problems = { 400: Problem, 404: Problem, 412: Problem };
+
+  app.get(path, { schema: { params: schemas.params, response: { 200: schemas.resource, ...problems } } }, async (request, reply) => {
+    const found = await readSubResource(parent, items, parentScope(request, parent), { key: keyOf(request.params), label });
+    return replyRead(reply, { body: represent(found), version: found.version });
+  });
+
+  app.delete(path, { schema: { params: schemas.params, response: problems } }, async (request, reply) => {
+    const scope = parentScope(request, parent);
+    await assertParentExists(parent, scope);
+    await items.remove({ ...scope, key: keyOf(request.params) }, { ifMatch: parseIfMatch(request.headers['if-match']) });
+    return replyDeleted(reply);
+  });
 }

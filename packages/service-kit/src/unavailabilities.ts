@@ -10,8 +10,15 @@ import {
 } from '@rm/contracts';
 import type { Resource, ResourceCollection, Store } from '@rm/store';
 import { ValidationProblem } from './errors.js';
-import { parseIfMatch, replyDeleted, replyRead, replyWritten } from './http.js';
-import { assertParentExists, parentScope, readSubResource, spanOverlapping, subResourceUrl, type SubResourceParent } from './sub-resources.js';
+import { parseIfMatch, replyWritten } from './http.js';
+import {
+  assertParentExists,
+  parentScope,
+  serveSubResourceItem,
+  spanOverlapping,
+  subResourceUrl,
+  type SubResourceParent,
+} from './sub-resources.js';
 
 /** What `unavailabilitySchemas` of @rm/contracts gives for one kind of parent. */
 export interface UnavailabilitySchemas {
@@ -109,14 +116,15 @@ export const unavailabilityRoutes: FastifyPluginAsync<UnavailabilityRoutesOption
     },
   );
 
-  app.get<{ Params: ItemParams }>(
-    itemPath,
-    { schema: { params: params.item, response: { 200: schemas.Resource, ...problems } } },
-    async (request, reply) => {
-      const found = await readSubResource(parent, unavailabilities, parentScope(request, parent), { key: request.params.unavailability_id, label });
-      return replyRead(reply, { body: represent(found), version: found.version });
-    },
-  );
+  serveSubResourceItem(app, {
+    parent,
+    items: unavailabilities,
+    path: itemPath,
+    param: 'unavailability_id',
+    label,
+    schemas: { params: params.item, resource: schemas.Resource },
+    represent,
+  });
 
   app.put<{ Params: ItemParams; Body: UnavailabilityInput }>(
     itemPath,
@@ -137,14 +145,4 @@ export const unavailabilityRoutes: FastifyPluginAsync<UnavailabilityRoutesOption
     },
   );
 
-  app.delete<{ Params: ItemParams }>(
-    itemPath,
-    { schema: { params: params.item, response: { 400: Problem, 404: Problem, 412: Problem } } },
-    async (request, reply) => {
-      const scope = parentScope(request, parent);
-      await assertParentExists(parent, scope);
-      await unavailabilities.remove({ ...scope, key: request.params.unavailability_id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
-      return replyDeleted(reply);
-    },
-  );
 };

@@ -16,10 +16,9 @@ import {
   assertParentExists,
   parentScope,
   parseIfMatch,
-  readSubResource,
   replyDeleted,
-  replyRead,
   replyWritten,
+  serveSubResourceItem,
   spanOverlapping,
   subResourceUrl,
   ValidationProblem,
@@ -81,14 +80,15 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
     },
   );
 
-  app.get<{ Params: ItemParams }>(
-    '/employee/:employee_id/availability/:generated_id',
-    { schema: { params: EmployeeItemParams, response: { 200: Availability, ...problems } } },
-    async (request, reply) => {
-      const found = await readSubResource(employee, availabilities, parentScope(request, employee), { key: request.params.generated_id, label: 'availability' });
-      return replyRead(reply, { body: toAvailability(found), version: found.version });
-    },
-  );
+  serveSubResourceItem(app, {
+    parent: employee,
+    items: availabilities,
+    path: '/employee/:employee_id/availability/:generated_id',
+    param: 'generated_id',
+    label: 'availability',
+    schemas: { params: EmployeeItemParams, resource: Availability },
+    represent: toAvailability,
+  });
 
   app.put<{ Params: ItemParams; Body: AvailabilityInput }>(
     '/employee/:employee_id/availability/:generated_id',
@@ -109,17 +109,6 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
         version: resource.version,
         location: subResourceUrl(request, employee, scope, SEGMENT, key),
       });
-    },
-  );
-
-  app.delete<{ Params: ItemParams }>(
-    '/employee/:employee_id/availability/:generated_id',
-    { schema: { params: EmployeeItemParams, response: { 400: Problem, 404: Problem, 412: Problem } } },
-    async (request, reply) => {
-      const scope = parentScope(request, employee);
-      await assertParentExists(employee, scope);
-      await availabilities.remove({ ...scope, key: request.params.generated_id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
-      return replyDeleted(reply);
     },
   );
 };

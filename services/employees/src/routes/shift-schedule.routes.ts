@@ -16,10 +16,8 @@ import {
   assertParentExists,
   parentScope,
   parseIfMatch,
-  readSubResource,
-  replyDeleted,
-  replyRead,
   replyWritten,
+  serveSubResourceItem,
   subResourceUrl,
   ValidationProblem,
 } from '@rm/service-kit';
@@ -77,14 +75,15 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
     },
   );
 
-  app.get<{ Params: ItemParams }>(
-    '/employee/:employee_id/shift-schedule/:generated_id',
-    { schema: { params: EmployeeItemParams, response: { 200: ShiftSchedule, ...problems } } },
-    async (request, reply) => {
-      const found = await readSubResource(employee, schedules, parentScope(request, employee), { key: request.params.generated_id, label: 'shift-schedule' });
-      return replyRead(reply, { body: toShiftSchedule(found), version: found.version });
-    },
-  );
+  serveSubResourceItem(app, {
+    parent: employee,
+    items: schedules,
+    path: '/employee/:employee_id/shift-schedule/:generated_id',
+    param: 'generated_id',
+    label: 'shift-schedule',
+    schemas: { params: EmployeeItemParams, resource: ShiftSchedule },
+    represent: toShiftSchedule,
+  });
 
   app.put<{ Params: ItemParams; Body: ShiftScheduleInput }>(
     '/employee/:employee_id/shift-schedule/:generated_id',
@@ -106,17 +105,6 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
         version: resource.version,
         location: subResourceUrl(request, employee, scope, SEGMENT, key),
       });
-    },
-  );
-
-  app.delete<{ Params: ItemParams }>(
-    '/employee/:employee_id/shift-schedule/:generated_id',
-    { schema: { params: EmployeeItemParams, response: { 400: Problem, 404: Problem, 412: Problem } } },
-    async (request, reply) => {
-      const scope = parentScope(request, employee);
-      await assertParentExists(employee, scope);
-      await schedules.remove({ ...scope, key: request.params.generated_id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
-      return replyDeleted(reply);
     },
   );
 };
