@@ -97,12 +97,17 @@ export function scopeFilter({ tenant, parent }: Scope): { tenant: string; parent
 }
 
 export function toResource<Body>(document: StoredDocument<Body>): Resource<Body> {
+  return withBody(document, fromJsonText(document.body as JsonText<Body>));
+}
+
+/** The resource a document holds, with its body as the caller has it already (its text is not parsed again). */
+export function withBody<Body>(document: StoredDocument<Body>, body: Body): Resource<Body> {
   return {
     tenant: document.tenant,
     ...(document.parent === undefined ? {} : { parent: document.parent }),
     key: document.key,
     version: document.version,
-    body: fromJsonText(document.body as JsonText<Body>),
+    body,
     createdAt: document.created_at,
     updatedAt: document.updated_at,
   };

@@ -11,6 +11,7 @@ import {
   toJsonText,
   toResource,
   toStoredEvent,
+  withBody,
   type Resource,
   type ResourceId,
   type Scope,
@@ -243,7 +244,7 @@ export function createResourceCollection<Body>(
       }),
     );
     if (applied === undefined) throw new ConcurrentWriteError(entity, id.key);
-    return resultOf(write).resource;
+    return resultOf(write, body).resource;
   }
 
   async function put(id: ResourceId, body: Body, options: { ifMatch?: IfMatch; mode?: 'upsert' | 'update' } = {}): Promise<WriteResult<Body>> {
@@ -270,7 +271,7 @@ export function createResourceCollection<Body>(
           return [liveWrite(id, current, body, new Date())];
         });
         if (unchanged !== undefined) return { resource: toResource(unchanged), created: false };
-        return applied === undefined ? undefined : resultOf(applied);
+        return applied === undefined ? undefined : resultOf(applied, body);
       }),
     );
   }
@@ -394,10 +395,11 @@ export function createResourceCollection<Body>(
     return pending.length;
   }
 
-  function resultOf(write: ItemWrite<Body>): WriteResult<Body> {
+  /** What a live write of `body` leaves, from the body itself rather than its stored text. */
+  function resultOf(write: ItemWrite<Body>, body: Body): WriteResult<Body> {
     const { next } = write;
     return {
-      resource: toResource({ _id: write._id, ...next }),
+      resource: withBody({ _id: write._id, ...next }, body),
       created: write.event.type.endsWith('.created'),
     };
   }
