@@ -8,12 +8,17 @@ const text = (maxLength: number, description: string) => Type.String({ minLength
 /** Read-only fields of a response may come back in a request (GET, edit, PUT): accepted and ignored. */
 export const ReadOnly = Type.Unknown({ description: 'read-only: ignored in requests' });
 
-/** Labels, skills and the like: no duplicates, no empty strings, at most 100 of at most 200 characters. */
-export const StringList = Type.Array(text(200, '1 to 200 characters.'), {
-  maxItems: 100,
-  uniqueItems: true,
-  description: 'At most 100 different strings of 1 to 200 characters each.',
-});
+const STRING_LIST = 'At most 100 different strings of 1 to 200 characters each.';
+
+/** Labels, skills and the like: no duplicates, no empty strings, at most 100 of at most 200 characters; `about` says what they mean. */
+export const stringList = (about?: string) =>
+  Type.Array(text(200, '1 to 200 characters.'), {
+    maxItems: 100,
+    uniqueItems: true,
+    description: about === undefined ? STRING_LIST : `${about} ${STRING_LIST}`,
+  });
+
+export const StringList = stringList();
 
 export const GeoPoint = Type.Object(
   {

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BusinessId, Cursors, GeneratedId, Version } from './common.js';
 import { entityEvents } from './events.js';
-import { Costs, HomeBaseRef, NamedAddress, ReadOnly, StringList } from './shapes.js';
+import { Costs, HomeBaseRef, NamedAddress, ReadOnly, StringList, stringList } from './shapes.js';
 import { unavailabilitySchemas } from './unavailability.js';
 
-const CAPACITY_TYPES = 4;
+const CAPACITY_TYPES = ['volume', 'weight', 'loading_meters', 'pallets'] as const;
 /** `custom_data` serialized as JSON takes at most this many bytes (field reference). */
 export const CUSTOM_DATA_MAX_BYTES = 16 * 1024;
 
@@ -13,7 +13,7 @@ const text = (maxLength: number, description: string) => Type.String({ minLength
 const oneOf = <Value extends string>(values: readonly Value[], description: string) =>
   Type.Unsafe<Value>({ type: 'string', enum: values, description });
 
-const capacityType = (description: string) => oneOf(['volume', 'weight', 'loading_meters', 'pallets'], description);
+const capacityType = (description: string) => oneOf(CAPACITY_TYPES, description);
 
 export const Capacity = Type.Object(
   {
@@ -30,8 +30,7 @@ const StoredCapacity = Type.Object(
   { additionalProperties: false },
 );
 
-const skillList = (description: string) =>
-  Type.Optional(Type.Array(StringList.items, { maxItems: 100, uniqueItems: true, description: `${description} ${StringList.description}` }));
+const skillList = (about: string) => Type.Optional(stringList(about));
 
 const transportResourceFields = {
   type: oneOf(['TRUCK', 'TRACTOR', 'TRAILER'], 'TRUCK, TRACTOR or TRAILER. A TRAILER is never matched to an employee on its own.'),
@@ -44,7 +43,7 @@ const transportResourceFields = {
   skilled_capabilities: skillList('Given to a combination only when the employee has the same driver_skills.'),
   cant_do: skillList('Capabilities removed from the combination.'),
   /** Each type at most once: a domain rule. */
-  capacities: Type.Optional(Type.Array(Capacity, { maxItems: CAPACITY_TYPES, description: 'Each capacity type at most once.' })),
+  capacities: Type.Optional(Type.Array(Capacity, { maxItems: CAPACITY_TYPES.length, description: 'Each capacity type at most once.' })),
   /** Exactly one of start_location and home_base (a domain rule). */
   start_location: Type.Optional(NamedAddress),
   home_base: Type.Optional(HomeBaseRef),
@@ -76,7 +75,7 @@ export type TransportResourceInput = Static<typeof TransportResourceBody>;
 
 const storedFields = {
   ...transportResourceFields,
-  capacities: Type.Optional(Type.Array(StoredCapacity, { maxItems: CAPACITY_TYPES })),
+  capacities: Type.Optional(Type.Array(StoredCapacity, { maxItems: CAPACITY_TYPES.length })),
   inactive: Type.Boolean({ description: 'An inactive resource is never matched.' }),
 };
 

@@ -26,7 +26,7 @@ export function unavailabilitySchemas<ParentField extends string>(service: strin
   return {
     /** Body of POST and PUT: the fields, and the read-only ones a GET brings back. */
     Body: Type.Object(
-      { ...unavailabilityFields, id: Type.Optional(ReadOnly), ...readOnlyParent, version: Type.Optional(ReadOnly) },
+      { ...unavailabilityFields, id: readOnly, ...readOnlyParent, version: readOnly },
       { additionalProperties: false },
     ),
     Resource,
