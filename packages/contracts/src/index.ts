@@ -17,3 +17,5 @@ export * from './unavailability.js';
 export * from './transport-resource.js';
 export * from './resource-rules.js';
 export * from './home-base.js';
+export * from './forecast.js';
+export * from './home-base-references.js';

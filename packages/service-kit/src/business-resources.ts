@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { DEFAULT_PAGE_SIZE, PageQuery, Problem, type FieldsDecision, type PageQuery as Query } from '@rm/contracts';
-import type { Resource, ResourceCollection } from '@rm/store';
+import type { IfMatch, Resource, ResourceCollection, ResourceId } from '@rm/store';
 import type { CursorCodec } from './cursor.js';
 import { NotFound, ValidationProblem } from './errors.js';
 import { assertHomeBasesExist } from './home-base-references.js';
@@ -24,6 +24,11 @@ export interface BusinessResourceRoutesOptions<Input, Fields> {
   decide(input: Input): FieldsDecision<Fields>;
   /** Top-level body fields taken exactly as sent, whatever their keys (see FastifyContextConfig). */
   opaqueJsonFields?: readonly string[];
+  /** A delete that may be refused (home bases still referred to): what it does instead of `resources.remove`, and its 409's schema. */
+  guardedRemove?: {
+    remove(id: ResourceId, options: { ifMatch?: IfMatch }): Promise<unknown>;
+    conflict: unknown;
+  };
 }
 
 const problems = { 400: Problem, 404: Problem, 412: Problem };
@@ -34,7 +39,10 @@ const problems = { 400: Problem, 404: Problem, 412: Problem };
  * home base a body names must exist (assertHomeBasesExist).
  */
 export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<BusinessResourceRoutesOptions<Input, Fields>> {
-  return async (app, { path, param, label, listProperty, resources, cursors, schemas, represent, decide, opaqueJsonFields = [] }) => {
+  return async (app, options) => {
+    const { path, param, label, listProperty, resources, cursors, schemas, represent, decide, opaqueJsonFields = [], guardedRemove } = options;
+    const remove = guardedRemove?.remove ?? ((id: ResourceId, removeOptions: { ifMatch?: IfMatch }) => resources.remove(id, removeOptions));
+    const removeProblems = { 404: Problem, 412: Problem, ...(guardedRemove === undefined ? {} : { 409: guardedRemove.conflict }) };
     const itemPath = `${path}/:${param}`;
     const idOf = (params: unknown) => (params as Record<string, string>)[param] as string;
 
@@ -83,8 +91,8 @@ export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<Busi
       },
     );
 
-    app.delete(itemPath, { schema: { params: schemas.Params, response: { 404: Problem, 412: Problem } } }, async (request, reply) => {
-      await resources.remove({ tenant: request.auth.tenant, key: idOf(request.params) }, { ifMatch: parseIfMatch(request.headers['if-match']) });
+    app.delete(itemPath, { schema: { params: schemas.Params, response: removeProblems } }, async (request, reply) => {
+      await remove({ tenant: request.auth.tenant, key: idOf(request.params) }, { ifMatch: parseIfMatch(request.headers['if-match']) });
       return replyDeleted(reply);
     });
   };

@@ -51,7 +51,7 @@ export {
   type PaginateOptions,
 } from './paging.js';
 export { createService, OPENAPI_PATHS_URL, type ServiceOptions } from './server.js';
-export { createOpenApiCollector, type OpenApiOperation, type OpenApiPaths } from './openapi.js';
+export { createOpenApiCollector, INTERNAL_PATH, type OpenApiOperation, type OpenApiPaths } from './openapi.js';
 export { mongoReadiness, natsReadiness, type ReadinessCheck, type PingableDb, type NatsConnectionLike, type JetStreamManagerLike } from './health.js';
 export { installGracefulShutdown, type GracefulShutdownOptions, type ShutdownStep, type ShutdownOutcome } from './shutdown.js';
 export { parseTimeRange, type TimeRange } from './time-range.js';

@@ -29,6 +29,9 @@ const PARAMETER_PARTS = [
   ['headers', 'header'],
 ] as const;
 
+/** Service-to-service routes under the base path: the gateway neither routes nor documents them. */
+export const INTERNAL_PATH = '/internal';
+
 /**
  * Collects the service's API routes (those under the base path) with their schemas as OpenAPI path
  * items: the service's part of the one document the gateway serves. Schemas are the contracts'
@@ -41,6 +44,7 @@ export function createOpenApiCollector(basePath: string) {
     record(route: RouteOptions): void {
       if (!route.url.startsWith(`${basePath}/`) || route.url.includes('*')) return;
       const path = route.url.slice(basePath.length).replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      if (path.startsWith(`${INTERNAL_PATH}/`)) return;
       for (const method of [route.method].flat()) {
         if (method === 'HEAD') continue;
         (paths[path] ??= {})[method.toLowerCase()] = operation(route.schema ?? {});

@@ -25,6 +25,9 @@ export class ResourceNotFoundError extends StoreError {
 
 /** If-Match named a version that is not the current one, or the resource does not exist. */
 export class PreconditionFailedError extends StoreError {
+  /** The current version; undefined when the resource does not exist. */
+  readonly current: number | undefined;
+
   constructor(entity: string, key: string, current: number | undefined) {
     super(
       'RM_STORE_PRECONDITION_FAILED',
@@ -33,6 +36,7 @@ export class PreconditionFailedError extends StoreError {
         ? `If-Match given, but ${entity} '${key}' does not exist`
         : `If-Match does not match the current version of ${entity} '${key}' (W/"${current}")`,
     );
+    this.current = current;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Db, Filter } from 'mongodb';
+import type { Collection, Db, Document, Filter, IndexDescription } from 'mongodb';
 import { createEventValidator, type AppliedVersions, type OutboxSource } from '@rm/contracts';
 import { createAppliedVersions } from './applied-versions.js';
 import { createBulkWrites } from './bulk-writes.js';
@@ -33,6 +33,11 @@ export interface Store {
   readonly db: Db;
   /** A collection of resources; the store's outbox knows it from now on. */
   collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body>;
+  /**
+   * A collection of the service's own that publishes nothing (a consumer's derived state): its
+   * indexes are declared with the others'.
+   */
+  plainCollection<T extends Document>(name: string, indexes: IndexDescription[]): Collection<T>;
   /** What the relay reads, is handed and clears. */
   readonly outbox: OutboxSource;
   /** The applied-versions ledger of a durable consumer. */
@@ -55,6 +60,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
   const locks = createDocumentLocks();
   const bulk = createBulkWrites();
   const collections = new Map<string, { collection: ResourceCollection<unknown>; guard: Guard<unknown> | undefined; purge: boolean }>();
+  const plainIndexes = new Map<string, IndexDescription[]>();
   const outbox = createOutboxStore(db, { collections: () => [...collections.keys()], locks });
 
   function collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body> {
@@ -82,6 +88,12 @@ export function createStore(db: Db, options: StoreOptions): Store {
     return created;
   }
 
+  function plainCollection<T extends Document>(name: string, indexes: IndexDescription[]): Collection<T> {
+    if (collections.has(name) || plainIndexes.has(name)) throw new StoreUsageError(`collection ${name} is defined twice`);
+    plainIndexes.set(name, indexes);
+    return db.collection<T>(name);
+  }
+
   async function purgeTombstones(cutoff: Date): Promise<number> {
     let purged = 0;
     for (const [name, { purge }] of collections) {
@@ -102,11 +114,13 @@ export function createStore(db: Db, options: StoreOptions): Store {
   return {
     db,
     collection,
+    plainCollection,
     outbox,
     appliedVersions: (durable) => createAppliedVersions(db, durable, bulk),
     async declareIndexes() {
       for (const [name, { collection: declared }] of collections) await declareIndexes(db.collection(name), declared.indexDescriptions);
       await declareIndexes(db.collection(GUARDS_COLLECTION), [{ key: { collection: 1, updated_at: 1 }, name: 'stale_intents' }]);
+      for (const [name, indexes] of plainIndexes) await declareIndexes(db.collection(name), indexes);
     },
     async maintain() {
       const now = Date.now();

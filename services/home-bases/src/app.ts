@@ -1,15 +1,30 @@
-import { HomeBase, HomeBaseBody, HomeBasePage, HomeBaseParams, type HomeBaseFields, type HomeBaseInput } from '@rm/contracts';
+import { HomeBase, HomeBaseBody, HomeBaseInUse, HomeBasePage, HomeBaseParams, type HomeBaseFields, type HomeBaseInput } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
 import { businessResourceRoutes } from '@rm/service-kit';
 import { decideHomeBase } from './domain/home-base.js';
-import { SERVICE_NAME } from './events.js';
+import { referenceConsumers, SERVICE_NAME } from './events.js';
+import { createHomeBaseGuard } from './home-base-guard.js';
+import { forecastRoutes } from './routes/forecast.routes.js';
+import { homeBaseClaimRoutes } from './routes/home-base-claims.routes.js';
+import { createDeletionMarks } from './store/deletion-marks.js';
+import { createForecastRepository } from './store/forecast-repository.js';
 import { createHomeBaseRepository, toHomeBase } from './store/home-base-repository.js';
+import { createReferenceIndex } from './store/reference-index.js';
 
-/** The home-bases service: what it stores and the routes it serves; @rm/runtime connects and runs it. */
+/** The home-bases service: what it stores, the routes it serves and the events it consumes; @rm/runtime connects and runs it. */
 export const homeBasesService = defineService({
   name: SERVICE_NAME,
   port: 3003,
-  collections: (store) => ({ homeBases: createHomeBaseRepository(store) }),
+  collections: (store) => {
+    const homeBases = createHomeBaseRepository(store);
+    const references = createReferenceIndex(store);
+    return {
+      homeBases,
+      forecasts: createForecastRepository(store),
+      references,
+      guard: createHomeBaseGuard({ homeBases, references, marks: createDeletionMarks(store) }),
+    };
+  },
   routes:
     ({ collections, cursors }) =>
     async (api) => {
@@ -23,6 +38,10 @@ export const homeBasesService = defineService({
         schemas: { Body: HomeBaseBody, Resource: HomeBase, Page: HomeBasePage, Params: HomeBaseParams },
         represent: toHomeBase,
         decide: decideHomeBase,
+        guardedRemove: { remove: collections.guard.remove, conflict: HomeBaseInUse },
       });
+      await api.register(forecastRoutes, { forecasts: collections.forecasts });
+      await api.register(homeBaseClaimRoutes, { guard: collections.guard, references: collections.references });
     },
+  consumers: ({ collections }) => referenceConsumers(collections.references),
 });

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  HomeBaseClaim,
+  HomeBaseClaimBody,
+  HomeBaseClaimParams,
+  HomeBaseClaimSettlement,
+  Problem,
+  type HomeBaseClaimBody as ClaimBody,
+  type HomeBaseClaimParams as ClaimParams,
+  type HomeBaseClaimSettlement as Settlement,
+} from '@rm/contracts';
+import { NotFound } from '@rm/service-kit';
+import type { HomeBaseGuard } from '../home-base-guard.js';
+import type { ReferenceIndex } from '../store/reference-index.js';
+
+export interface HomeBaseClaimRoutesOptions {
+  guard: HomeBaseGuard;
+  references: ReferenceIndex;
+}
+
+const CLAIMS = '/internal/home-base-claims';
+
+/**
+ * Claims on home bases, for the other services' writes that name them (service-kit's
+ * HomeBaseClaims): claim before the write, then settle with the version written, or drop when
+ * nothing was written. Under `/internal`, which the gateway neither routes nor documents; the caller
+ * passes on its own caller's token, so a claim is always in that tenant.
+ */
+export const homeBaseClaimRoutes: FastifyPluginAsync<HomeBaseClaimRoutesOptions> = async (app, { guard, references }) => {
+  app.post<{ Body: ClaimBody }>(
+    CLAIMS,
+    { schema: { body: HomeBaseClaimBody, response: { 201: HomeBaseClaim, 400: Problem } } },
+    async (request, reply) => {
+      const claimId = await guard.claim(request.auth.tenant, request.body.referrer, request.body.references);
+      return reply.status(201).send({ claim_id: claimId });
+    },
+  );
+
+  app.put<{ Params: ClaimParams; Body: Settlement }>(
+    `${CLAIMS}/:claim_id`,
+    { schema: { params: HomeBaseClaimParams, body: HomeBaseClaimSettlement, response: { 400: Problem, 404: Problem } } },
+    async (request, reply) => {
+      const known = await references.settleClaim(request.auth.tenant, request.params.claim_id, request.body.version);
+      if (!known) throw new NotFound(`claim '${request.params.claim_id}' does not exist`);
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete<{ Params: ClaimParams }>(
+    `${CLAIMS}/:claim_id`,
+    { schema: { params: HomeBaseClaimParams, response: { 400: Problem } } },
+    async (request, reply) => {
+      await references.dropClaim(request.auth.tenant, request.params.claim_id);
+      return reply.status(204).send();
+    },
+  );
+};

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, Filter } from 'mongodb';
+import { MAX_LISTED_REFERRERS, type Referrer } from '@rm/contracts';
+import { isDuplicateKeyError, orUnavailable, type Store } from '@rm/store';
+
+/**
+ * One row per referrer that names home bases (from its events), and one per claim: a write under way
+ * that will name them. Both keep the home bases they name from being deleted.
+ */
+interface ReferenceRow {
+  _id: string;
+  tenant: string;
+  entity: string;
+  entity_id: string;
+  home_bases: string[];
+  /** A referrer's row: the version of the referrer whose event it reflects. */
+  version?: number;
+  /** A claim's row: when it was made. */
+  claimed_at?: Date;
+  /** A claim's row: the version its write produced, once the writer said so. */
+  settled_version?: number;
+}
+
+/** A referrer of a home base, as a refused delete lists it; `pending` for a claim. */
+export type ListedReferrer = Referrer & { pending?: true };
+
+export interface ReferenceIndex {
+  /** Records a claim on the home bases; returns its id. */
+  claim(tenant: string, referrer: Referrer, homeBases: readonly string[]): Promise<string>;
+  /** The claiming write wrote nothing: the claim goes. */
+  dropClaim(tenant: string, claimId: string): Promise<void>;
+  /** The claiming write produced `version`: the claim stays until the index holds that version. False for an unknown claim. */
+  settleClaim(tenant: string, claimId: string, version: number): Promise<boolean>;
+  /** Applies a referrer's event: the home bases its `version` names (none for a delete). */
+  apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[], occurredAt: Date): Promise<void>;
+  /** What refers to a home base: the first MAX_LISTED_REFERRERS by entity and id, and how many in all. */
+  referrersOf(tenant: string, homeBase: string): Promise<{ referrers: ListedReferrer[]; total: number }>;
+}
+
+/**
+ * A claim that never settled (its writer crashed between claiming and settling) goes with the first
+ * event of its referrer that happened this long after it: by then the write has ended, and if it
+ * committed, its own event came before this one.
+ */
+export const UNSETTLED_CLAIM_DEADLINE_MS = 5 * 60_000;
+
+const referrerRowId = (tenant: string, { entity, id }: Referrer) => `referrer|${tenant}|${entity}|${id}`;
+const claimRowId = (tenant: string, claimId: string) => `claim|${tenant}|${claimId}`;
+
+export function createReferenceIndex(store: Store): ReferenceIndex {
+  const rows: Collection<ReferenceRow> = store.plainCollection<ReferenceRow>('home_base_references', [
+    { key: { tenant: 1, home_bases: 1, entity: 1, entity_id: 1 }, name: 'by_home_base' },
+    { key: { tenant: 1, entity: 1, entity_id: 1 }, name: 'by_referrer' },
+  ]);
+
+  async function claim(tenant: string, referrer: Referrer, homeBases: readonly string[]): Promise<string> {
+    const claimId = randomUUID();
+    await orUnavailable(() =>
+      rows.insertOne({
+        _id: claimRowId(tenant, claimId),
+        tenant,
+        entity: referrer.entity,
+        entity_id: referrer.id,
+        home_bases: [...homeBases],
+        claimed_at: new Date(),
+      }),
+    );
+    return claimId;
+  }
+
+  async function dropClaim(tenant: string, claimId: string): Promise<void> {
+    await orUnavailable(() => rows.deleteOne({ _id: claimRowId(tenant, claimId) }));
+  }
+
+  async function settleClaim(tenant: string, claimId: string, version: number): Promise<boolean> {
+    const _id = claimRowId(tenant, claimId);
+    const claimed = await orUnavailable(() => rows.findOneAndUpdate({ _id }, { $set: { settled_version: version } }));
+    if (claimed === null) return false;
+    // the event may have come first: then nothing else would ever take the claim away
+    const held = await orUnavailable(() => rows.findOne({ _id: referrerRowId(tenant, { entity: claimed.entity, id: claimed.entity_id }) }));
+    if (held?.version !== undefined && held.version >= version) await orUnavailable(() => rows.deleteOne({ _id }));
+    return true;
+  }
+
+  async function apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[], occurredAt: Date): Promise<void> {
+    const _id = referrerRowId(tenant, referrer);
+    const newer: Filter<ReferenceRow> = { _id, version: { $lt: version } };
+    const state = { tenant, entity: referrer.entity, entity_id: referrer.id, home_bases: [...new Set(homeBases)], version };
+    if (homeBases.length === 0) {
+      // a referrer that never named a home base needs no row; one that did keeps its version
+      await rows.updateOne(newer, { $set: state });
+    } else {
+      try {
+        await rows.updateOne(newer, { $set: state }, { upsert: true });
+      } catch (error) {
+        // a newer version is there already: the upsert tried to insert a second row under its id
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+    }
+    await rows.deleteMany({
+      tenant,
+      entity: referrer.entity,
+      entity_id: referrer.id,
+      claimed_at: { $exists: true },
+      $or: [
+        { settled_version: { $lte: version } },
+        { settled_version: { $exists: false }, claimed_at: { $lt: new Date(occurredAt.getTime() - UNSETTLED_CLAIM_DEADLINE_MS) } },
+      ],
+    });
+  }
+
+  async function referrersOf(tenant: string, homeBase: string): Promise<{ referrers: ListedReferrer[]; total: number }> {
+    const filter: Filter<ReferenceRow> = { tenant, home_bases: homeBase };
+    const [listed, total] = await orUnavailable(() =>
+      Promise.all([rows.find(filter).sort({ entity: 1, entity_id: 1 }).limit(MAX_LISTED_REFERRERS).toArray(), rows.countDocuments(filter)]),
+    );
+    const referrers = listed.map(({ entity, entity_id, claimed_at }): ListedReferrer => ({
+      entity,
+      id: entity_id,
+      ...(claimed_at === undefined ? {} : { pending: true as const }),
+    }));
+    return { referrers, total };
+  }
+
+  return { claim, dropClaim, settleClaim, apply, referrersOf };
+}
