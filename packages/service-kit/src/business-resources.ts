@@ -3,7 +3,7 @@ import { DEFAULT_PAGE_SIZE, PageQuery, Problem, type FieldsDecision, type PageQu
 import type { IfMatch, Resource, ResourceCollection, ResourceId } from '@rm/store';
 import type { CursorCodec } from './cursor.js';
 import { NotFound, ValidationProblem } from './errors.js';
-import { assertHomeBasesExist } from './home-base-references.js';
+import type { HomeBaseClaims } from './home-base-references.js';
 import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from './http.js';
 import { isStringKey, paginate } from './paging.js';
 
@@ -24,6 +24,8 @@ export interface BusinessResourceRoutesOptions<Input, Fields> {
   decide(input: Input): FieldsDecision<Fields>;
   /** Top-level body fields taken exactly as sent, whatever their keys (see FastifyContextConfig). */
   opaqueJsonFields?: readonly string[];
+  /** Resources that name home bases claim them for each write (HomeBaseClaims), as the `entity` of their events. */
+  homeBases?: { claims: HomeBaseClaims; entity: string };
   /** A delete that may be refused (home bases still referred to): what it does instead of `resources.remove`, and its 409's schema. */
   guardedRemove?: {
     remove(id: ResourceId, options: { ifMatch?: IfMatch }): Promise<unknown>;
@@ -36,11 +38,11 @@ const problems = { 400: Problem, 404: Problem, 412: Problem };
 /**
  * A tenant's resources keyed by the caller's business id (spec: Employees, Transport resources, Home
  * bases): cursor-paged list, upsert with If-Match and Prefer (201, 200 or 204), get, delete. Every
- * home base a body names must exist (assertHomeBasesExist).
+ * home base a body names must exist, and is claimed for the write (HomeBaseClaims).
  */
 export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<BusinessResourceRoutesOptions<Input, Fields>> {
   return async (app, options) => {
-    const { path, param, label, listProperty, resources, cursors, schemas, represent, decide, opaqueJsonFields = [], guardedRemove } = options;
+    const { path, param, label, listProperty, resources, cursors, schemas, represent, decide, opaqueJsonFields = [], homeBases, guardedRemove } = options;
     const remove = guardedRemove?.remove ?? ((id: ResourceId, removeOptions: { ifMatch?: IfMatch }) => resources.remove(id, removeOptions));
     const removeProblems = { 404: Problem, 412: Problem, ...(guardedRemove === undefined ? {} : { 409: guardedRemove.conflict }) };
     const itemPath = `${path}/:${param}`;
@@ -77,11 +79,11 @@ export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<Busi
       async (request, reply) => {
         const decision = decide(request.body as Input);
         if (!decision.ok) throw new ValidationProblem(decision.violations);
-        await assertHomeBasesExist(request.auth.tenant, decision.fields);
         const key = idOf(request.params);
-        const { resource, created } = await resources.put({ tenant: request.auth.tenant, key }, decision.fields, {
-          ifMatch: parseIfMatch(request.headers['if-match']),
-        });
+        const put = () => resources.put({ tenant: request.auth.tenant, key }, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
+        const { resource, created } = await (homeBases === undefined
+          ? put()
+          : homeBases.claims.write(request, { entity: homeBases.entity, id: key }, decision.fields, put));
         return replyWritten(reply, {
           status: created ? 201 : 200,
           body: represent(resource),

@@ -1,41 +1,93 @@
-import type { Violation } from '@rm/contracts';
-import { ValidationProblem } from './errors.js';
+import type { FastifyRequest } from 'fastify';
+import { homeBaseReferences, type HomeBaseClaim, type Referrer, type Violation } from '@rm/contracts';
+import { ServiceUnavailable, ValidationProblem } from './errors.js';
+import { INTERNAL_PATH } from './openapi.js';
 
-/** A home base named in a body, with the JSON path of its id. */
-interface HomeBaseReference {
-  field: string;
-  businessId: string;
+/** The variables of a service whose resources name home bases. */
+export const homeBaseClaimsConfigSpec = {
+  /** The home-bases service's API base URL, like http://home-bases:3003/resource-management/v1. */
+  HOME_BASES_URL: { type: 'url', protocols: ['http:', 'https:'], required: true },
+  HOME_BASES_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 5_000 },
+} as const;
+
+/** What a write returns: the resource it wrote, whose version settles the claim. */
+interface Written {
+  resource: { version: number };
 }
 
 /**
- * Every home base a body names: `home_base: { business_id }` objects and the deprecated
- * `home_base_id`, wherever they are (employee, transport resource, availability, the shifts of a
- * schedule). `custom_data` is the caller's own, not a reference.
+ * Writes that name home bases, in every service (DESIGN §8, issue 9): the home bases a body names
+ * must exist in the tenant, and none may be deleted while something refers to it. The home-bases
+ * service owns both; a write claims the home bases it names there first (a 400 naming each field
+ * whose home base does not exist), then writes, then settles the claim with the version it wrote, or
+ * drops it when it wrote nothing. The claim keeps the home bases from being deleted until that
+ * version's event has reached the home-bases service's reference index.
  */
-function homeBaseReferences(value: unknown, path = ''): HomeBaseReference[] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => homeBaseReferences(item, `${path}[${index}]`));
-  if (typeof value !== 'object' || value === null) return [];
-  return Object.entries(value).flatMap(([key, item]): HomeBaseReference[] => {
-    if (path === '' && key === 'custom_data') return [];
-    const field = path === '' ? key : `${path}.${key}`;
-    if (key === 'home_base_id' && typeof item === 'string') return [{ field, businessId: item }];
-    if (key === 'home_base' && typeof item === 'object' && item !== null && 'business_id' in item && typeof item.business_id === 'string') {
-      return [{ field: `${field}.business_id`, businessId: item.business_id }];
+export interface HomeBaseClaims {
+  write<W extends Written>(request: FastifyRequest, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W>;
+}
+
+export interface HomeBaseClaimsOptions {
+  baseUrl: string;
+  timeoutMs: number;
+}
+
+export function createHomeBaseClaims({ baseUrl, timeoutMs }: HomeBaseClaimsOptions): HomeBaseClaims {
+  const claimsUrl = `${baseUrl.replace(/\/$/, '')}${INTERNAL_PATH}/home-base-claims`;
+
+  /** Calls the home-bases service with the caller's own token: the claim is in the caller's tenant. */
+  async function call(request: FastifyRequest, method: string, url: string, body: unknown): Promise<Response> {
+    const headers: Record<string, string> = { authorization: request.headers.authorization ?? '' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await fetch(url, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw new ServiceUnavailable('home bases cannot be checked right now; retry later', { cause: error });
     }
-    return homeBaseReferences(item, field);
-  });
-}
+  }
 
-/**
- * The one place where the home bases a write names are checked to exist in the tenant: a 400 naming
- * each unknown one. Every write of every service that names a home base comes through here.
- */
-export async function assertHomeBasesExist(tenant: string, body: unknown): Promise<void> {
-  const violations = await unknownHomeBases(tenant, homeBaseReferences(body));
-  if (violations.length > 0) throw new ValidationProblem(violations);
-}
+  async function claim(request: FastifyRequest, referrer: Referrer, body: unknown): Promise<string | undefined> {
+    const references = homeBaseReferences(body);
+    if (references.length === 0) return undefined;
+    const response = await call(request, 'POST', claimsUrl, { referrer, references });
+    if (response.status === 201) return ((await response.json()) as HomeBaseClaim).claim_id;
+    if (response.status === 400) {
+      const problem = (await response.json()) as { violations?: Violation[] };
+      if (problem.violations !== undefined) throw new ValidationProblem(problem.violations);
+    }
+    throw new ServiceUnavailable(`home bases cannot be checked right now (${response.status}); retry later`);
+  }
 
-/** The home-bases service that owns them does not exist yet (issue 9): until it does, every reference is accepted. */
-async function unknownHomeBases(_tenant: string, _references: readonly HomeBaseReference[]): Promise<Violation[]> {
-  return [];
+  /** Best effort: a claim left unsettled only keeps its home bases from deletion longer (see the reference index). */
+  async function close(request: FastifyRequest, claimId: string, version: number | undefined): Promise<void> {
+    const url = `${claimsUrl}/${claimId}`;
+    try {
+      const response = await (version === undefined ? call(request, 'DELETE', url, undefined) : call(request, 'PUT', url, { version }));
+      await response.body?.cancel();
+      if (!response.ok) request.log.warn({ claimId, status: response.status }, 'home-base claim left open');
+    } catch (err) {
+      request.log.warn({ err, claimId }, 'home-base claim left open');
+    }
+  }
+
+  return {
+    async write<W extends Written>(request: FastifyRequest, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W> {
+      const claimId = await claim(request, referrer, body);
+      if (claimId === undefined) return write();
+      let written: W;
+      try {
+        written = await write();
+      } catch (error) {
+        await close(request, claimId, undefined);
+        throw error;
+      }
+      await close(request, claimId, written.resource.version);
+      return written;
+    },
+  };
 }

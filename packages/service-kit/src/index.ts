@@ -72,5 +72,5 @@ export {
   type UnavailabilityRoutesOptions,
   type UnavailabilitySchemas,
 } from './unavailabilities.js';
-export { assertHomeBasesExist } from './home-base-references.js';
+export { createHomeBaseClaims, homeBaseClaimsConfigSpec, type HomeBaseClaims, type HomeBaseClaimsOptions } from './home-base-references.js';
 export { businessResourceRoutes, type BusinessResourceRoutesOptions } from './business-resources.js';

@@ -32,6 +32,7 @@ export { APPLIED_VERSIONS_COLLECTION } from './applied-versions.js';
 export { createDocumentLocks, type DocumentLocks } from './document-locks.js';
 export { GUARDS_COLLECTION, type GuardDefinition, type GuardDocument, type GuardItem, type GuardView } from './guard.js';
 export {
+  newKey,
   overlapping,
   type CascadeTarget,
   type CollectionDefinition,

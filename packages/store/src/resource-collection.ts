@@ -95,8 +95,11 @@ export interface ResourceCollection<Body> {
   list(scope: Scope, read: KeysetRead): Promise<Resource<Body>[]>;
   /** The live resources of a list whose indexed fields match, in key order. */
   find(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
-  /** Creates a resource under a generated UUIDv7 key, without reading first. */
-  create(scope: Scope, body: Body): Promise<Resource<Body>>;
+  /**
+   * Creates a resource under a fresh UUIDv7 key, without reading first: a generated one, or one from
+   * newKey() for a caller that must name the resource before it exists.
+   */
+  create(scope: Scope, body: Body, key?: string): Promise<Resource<Body>>;
   /**
    * Creates or replaces (`upsert`, the default), or replaces only (`update`: 404 when missing). An
    * unchanged body writes nothing and keeps the version.
@@ -122,6 +125,11 @@ export interface CollectionParts<Body> {
   buildEvent: EventBuilder<Body>;
   writer: ItemWriter<Body>;
   guard: Guard<Body> | undefined;
+}
+
+/** The key of a resource yet to be created: a UUIDv7, which no existing resource has. */
+export function newKey(): string {
+  return uuidv7();
 }
 
 /** Attempts before a write that keeps losing races answers 409. */
@@ -232,9 +240,9 @@ export function createResourceCollection<Body>(
     if (!(await parentIsLive(scope))) throw new ResourceNotFoundError(parent.entity, scope.parent ?? '');
   }
 
-  async function create(scope: Scope, body: Body): Promise<Resource<Body>> {
+  async function create(scope: Scope, body: Body, key = newKey()): Promise<Resource<Body>> {
     checkScope(scope);
-    const id = { ...scope, key: uuidv7() };
+    const id = { ...scope, key };
     const write = liveWrite(id, null, body, new Date());
     // A fresh UUIDv7 cannot exist yet: no read first, and nothing to retry.
     const [applied] = await orUnavailable(() =>

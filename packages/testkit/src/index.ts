@@ -14,4 +14,4 @@ export { findFreePort } from './free-port.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor } from './wait-for.js';
 export { recordEvents, type RecordedEvents } from './record-events.js';
-export { startServiceHarness, type HarnessedService, type ServiceHarness } from './service-harness.js';
+export { startCompanionService, startServiceHarness, type CompanionService, type HarnessedService, type ServiceHarness } from './service-harness.js';

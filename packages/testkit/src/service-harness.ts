@@ -1,4 +1,6 @@
-import { createTestServiceEnv, type TestServiceEnv } from './test-service-env.js';
+import { createTestServiceEnv, dropDatabase, type TestServiceEnv } from './test-service-env.js';
+import { testServers } from './test-servers.js';
+import { uniqueName } from './unique-name.js';
 
 /** What a harness needs of a running service (the runtime's RunningService has it). */
 export interface HarnessedService<App> {
@@ -43,6 +45,35 @@ export async function startServiceHarness<Service extends HarnessedService<unkno
     close: async () => {
       await service.stop();
       await env.close();
+    },
+  };
+}
+
+export interface CompanionService<Service> {
+  service: Service;
+  close(): Promise<void>;
+}
+
+/**
+ * Another service beside a harnessed one, where the harnessed one calls it (the home-bases service
+ * that employees' writes claim home bases from): the same servers and token issuer, a database of its
+ * own, listening on `port`. Close it before the harness, whose issuer it uses.
+ */
+export async function startCompanionService<Service extends { stop(): Promise<unknown> }>(
+  env: TestServiceEnv,
+  prefix: string,
+  port: number,
+  start: (variables: Record<string, string>) => Promise<Service>,
+): Promise<CompanionService<Service>> {
+  const database = uniqueName(prefix);
+  // the run's own MongoDB, even when the harnessed service was pointed at one a test stops
+  const { mongoUrl } = testServers();
+  const service = await start({ ...env.variables, PORT: String(port), MONGO_URL: mongoUrl, MONGO_DB: database });
+  return {
+    service,
+    close: async () => {
+      await service.stop();
+      await dropDatabase(mongoUrl, database);
     },
   };
 }

@@ -43,13 +43,17 @@ export async function createTestServiceEnv(prefix: string, overrides: Record<str
     bearer: async (tenant, options = {}) => ({ authorization: `Bearer ${await issuer.mint({ ...options, tenant })}` }),
     async close() {
       await jwks.close();
-      const client = new MongoClient(variables.MONGO_URL ?? mongoUrl, { serverSelectionTimeoutMS: 10_000 });
-      try {
-        await client.connect();
-        await client.db(database).dropDatabase();
-      } finally {
-        await client.close();
-      }
+      await dropDatabase(variables.MONGO_URL ?? mongoUrl, database);
     },
   };
+}
+
+export async function dropDatabase(mongoUrl: string, database: string): Promise<void> {
+  const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await client.connect();
+    await client.db(database).dropDatabase();
+  } finally {
+    await client.close();
+  }
 }

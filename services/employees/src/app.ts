@@ -2,13 +2,14 @@ import {
   Employee,
   EMPLOYEE_UNAVAILABILITY,
   EmployeeBody,
+  EMPLOYEE_EVENTS,
   EmployeePage,
   EmployeeParams,
   EmployeeUnavailabilityParams,
   type EmployeeFields,
 } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
-import { businessResourceRoutes, createUnavailabilityCollection, unavailabilityRoutes } from '@rm/service-kit';
+import { businessResourceRoutes, createHomeBaseClaims, createUnavailabilityCollection, homeBaseClaimsConfigSpec, unavailabilityRoutes } from '@rm/service-kit';
 import { decideEmployee, type EmployeeInput } from './domain/employee.js';
 import { SERVICE_NAME } from './events.js';
 import { availabilityRoutes } from './routes/availability.routes.js';
@@ -23,6 +24,7 @@ import { createShiftScheduleRepository } from './store/shift-schedule-repository
 export const employeesService = defineService({
   name: SERVICE_NAME,
   port: 3001,
+  config: homeBaseClaimsConfigSpec,
   collections: (store) => {
     const availabilities = createAvailabilityRepository(store);
     const schedules = createShiftScheduleRepository(store);
@@ -35,9 +37,10 @@ export const employeesService = defineService({
     return { employees, availabilities, schedules, unavailabilities };
   },
   routes:
-    ({ collections, cursors }) =>
+    ({ collections, cursors, config }) =>
     async (api) => {
       const { employees, availabilities, schedules, unavailabilities } = collections;
+      const homeBases = createHomeBaseClaims({ baseUrl: config.HOME_BASES_URL, timeoutMs: config.HOME_BASES_TIMEOUT_MS });
       await api.register(businessResourceRoutes<EmployeeInput, EmployeeFields>(), {
         path: '/employee',
         param: 'employee_id',
@@ -48,9 +51,10 @@ export const employeesService = defineService({
         schemas: { Body: EmployeeBody, Resource: Employee, Page: EmployeePage, Params: EmployeeParams },
         represent: toEmployee,
         decide: decideEmployee,
+        homeBases: { claims: homeBases, entity: EMPLOYEE_EVENTS.entity },
       });
-      await api.register(shiftScheduleRoutes, { employees, schedules });
-      await api.register(availabilityRoutes, { employees, availabilities });
+      await api.register(shiftScheduleRoutes, { employees, schedules, homeBases });
+      await api.register(availabilityRoutes, { employees, availabilities, homeBases });
       await api.register(unavailabilityRoutes, {
         parent: employeeParent(employees),
         unavailabilities,

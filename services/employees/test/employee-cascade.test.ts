@@ -163,7 +163,8 @@ describe('a crash in the middle of a cascade', () => {
   beforeAll(async () => {
     expect(existsSync(MAIN), `${MAIN} is missing: build first (npx turbo run build --filter=@rm/employees)`).toBe(true);
     // maintenance as often as allowed; cascades are finished once untouched for the store's 10 s
-    env = await createTestServiceEnv('employees_cascade', { MAINTENANCE_INTERVAL_MS: '1000' });
+    // nothing here names a home base: the home-bases service is never called
+    env = await createTestServiceEnv('employees_cascade', { MAINTENANCE_INTERVAL_MS: '1000', HOME_BASES_URL: 'http://127.0.0.1:9/resource-management/v1' });
     mongo = await MongoClient.connect(env.variables.MONGO_URL ?? '');
     db = mongo.db(env.variables.MONGO_DB);
     const origin = `http://127.0.0.1:${env.variables.PORT}`;

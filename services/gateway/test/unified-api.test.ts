@@ -3,64 +3,31 @@ import type { AddressInfo } from 'node:net';
 import { importJWK, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService } from '@rm/runtime';
-import { employeesService } from '@rm/employees/service';
-import { transportResourcesService } from '@rm/transport-resources/service';
-import { createTestIssuer, findFreePort, testServers, uniqueName } from '@rm/testkit';
+import { createTestIssuer, testServers } from '@rm/testkit';
 import { createSigningKeyStore } from '../src/store/signing-key-store.js';
-import { AUDIENCE, BASE, createClient, dropDatabase, ISSUER, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
+import { AUDIENCE, BASE, createClient, ISSUER, tokenFor, type GatewayHarness } from './helpers.js';
+import { startStack, type Stack } from './stack.js';
 
 const EMPLOYEE = {
   name: { first_name: 'Ada', last_name: 'Peeters' },
   start_location: { name: 'Depot Gent', address_line: 'Dok Noord 1', city: 'Gent', zip_code: '9000', country_code: 'BE' },
 };
 
-type Owner = Awaited<ReturnType<typeof startService>>;
-
+let stack: Stack;
 let gateway: GatewayHarness;
-let employeesPort: number;
-let employees: Owner | undefined;
-let transportResources: Owner | undefined;
-const ownerDbs: string[] = [];
 let silentUpstream: Server;
 let tokenA: string;
 let tokenB: string;
 
-/** An owning service behind the gateway, listening on `port`, over a database of its own. */
-async function startOwner(definition: Parameters<typeof startService>[0], port: number): Promise<Owner> {
-  const db = uniqueName(definition.name.replaceAll('-', '_'));
-  ownerDbs.push(db);
-  return startService(definition, {
-    env: {
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'silent',
-      MONGO_URL: testServers().mongoUrl,
-      MONGO_DB: db,
-      NATS_URL: testServers().natsUrl,
-      AUTH_JWKS_URL: `${gateway.origin}/.well-known/jwks.json`,
-      AUTH_ISSUER: ISSUER,
-      AUTH_AUDIENCE: AUDIENCE,
-      CURSOR_SECRET: 'test-only-cursor-secret-0123456789abcdef',
-      TRUST_PROXY: '127.0.0.1',
-    },
-  });
-}
-
 beforeAll(async () => {
-  employeesPort = await findFreePort();
-  const transportResourcesPort = await findFreePort();
   silentUpstream = createServer(() => undefined);
   await new Promise<void>((resolve) => silentUpstream.listen(0, '127.0.0.1', resolve));
-  gateway = await startGateway({
-    UPSTREAM_EMPLOYEES_URL: `http://127.0.0.1:${employeesPort}`,
-    UPSTREAM_TRANSPORT_RESOURCES_URL: `http://127.0.0.1:${transportResourcesPort}`,
+  stack = await startStack({
     // answers nothing: the gateway must give up with a 504
-    UPSTREAM_HOME_BASES_URL: `http://127.0.0.1:${(silentUpstream.address() as AddressInfo).port}`,
+    UPSTREAM_DEPLOYMENTS_URL: `http://127.0.0.1:${(silentUpstream.address() as AddressInfo).port}`,
     UPSTREAM_TIMEOUT_MS: '1500',
   });
-  employees = await startOwner(employeesService, employeesPort);
-  transportResources = await startOwner(transportResourcesService, transportResourcesPort);
+  gateway = stack.gateway;
   const a = await createClient(gateway.registry);
   const b = await createClient(gateway.registry);
   tokenA = await tokenFor(gateway, a.clientId, a.secret);
@@ -68,13 +35,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await employees?.stop();
-  await transportResources?.stop();
-  await gateway.close();
+  await stack?.close();
   silentUpstream.closeAllConnections();
   silentUpstream.close();
-  await dropDatabase(gateway.variables.MONGO_DB!);
-  for (const db of ownerDbs) await dropDatabase(db);
 });
 
 function call(path: string, token: string | undefined, init: RequestInit = {}): Promise<Response> {
@@ -218,9 +181,10 @@ describe('the unified API', () => {
 
   it('grants nothing past the gateway: the owner verifies the token itself', async () => {
     const foreign = await (await createTestIssuer({ issuer: ISSUER, audience: AUDIENCE })).mint({ tenant: 'acme' });
-    const direct = await fetch(`http://127.0.0.1:${employeesPort}${BASE}/employee`, { headers: { Authorization: `Bearer ${foreign}` } });
+    const employees = `http://127.0.0.1:${stack.owners.employees!.config.PORT}${BASE}/employee`;
+    const direct = await fetch(employees, { headers: { Authorization: `Bearer ${foreign}` } });
     expect(direct.status).toBe(401);
-    const withGatewayToken = await fetch(`http://127.0.0.1:${employeesPort}${BASE}/employee`, { headers: { Authorization: `Bearer ${tokenA}` } });
+    const withGatewayToken = await fetch(employees, { headers: { Authorization: `Bearer ${tokenA}` } });
     expect(withGatewayToken.status).toBe(200);
   });
 
@@ -228,6 +192,12 @@ describe('the unified API', () => {
     const response = await call('/no-such-resource', tokenA);
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('never routes the services\' internal paths: a home-base claim cannot be made through it', async () => {
+    const body = JSON.stringify({ referrer: { entity: 'employee', id: 'e-1' }, references: [{ field: 'home_base.business_id', business_id: 'hb-1' }] });
+    const response = await call('/internal/home-base-claims', tokenA, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    expect(response.status).toBe(404);
   });
 
   it('serves one OpenAPI 3.1 document of the owners that answer, without a token, naming the token URL', async () => {
@@ -256,8 +226,14 @@ describe('the unified API', () => {
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(['/transport-resource', '/transport-resource/{transport_resource_id}/unavailability/{unavailability_id}']),
     );
-    // the silent home-bases service has never answered: its paths are left out
-    expect(Object.keys(document.paths).some((path) => path.startsWith('/home-base'))).toBe(false);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/home-base/{home_base_id}', '/resource-overview/{date}/{location}/forecasts']),
+    );
+    expect(Object.keys(document.paths['/home-base/{home_base_id}']!.delete!.responses)).toContain('409');
+    // service-to-service routes are nobody's business outside
+    expect(Object.keys(document.paths).filter((path) => path.startsWith('/internal'))).toEqual([]);
+    // the silent deployments service has never answered: its paths are left out
+    expect(Object.keys(document.paths).some((path) => path.startsWith('/deployment'))).toBe(false);
   });
 
   it('serves the docs page and its assets itself, so that it works offline', async () => {
@@ -274,14 +250,14 @@ describe('the unified API', () => {
   });
 
   it('answers 504 when the owner does not answer in time', async () => {
-    const response = await call('/home-base', tokenA);
+    const response = await call('/deployment', tokenA);
     expect(response.status).toBe(504);
-    expect(((await response.json()) as { detail: string }).detail).toContain('home-bases');
+    expect(((await response.json()) as { detail: string }).detail).toContain('deployments');
   });
 
   it('answers 503 while the owner is down', async () => {
-    await employees?.stop();
-    employees = undefined;
+    await stack.owners.employees?.stop();
+    delete stack.owners.employees;
     const response = await call('/employee/e-1', tokenA);
     expect(response.status).toBe(503);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);

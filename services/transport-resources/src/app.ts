@@ -1,4 +1,5 @@
 import {
+  TRANSPORT_RESOURCE_EVENTS,
   TRANSPORT_RESOURCE_UNAVAILABILITY,
   TransportResource,
   TransportResourceBody,
@@ -9,7 +10,7 @@ import {
   type TransportResourceInput,
 } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
-import { businessResourceRoutes, createUnavailabilityCollection, unavailabilityRoutes } from '@rm/service-kit';
+import { businessResourceRoutes, createHomeBaseClaims, createUnavailabilityCollection, homeBaseClaimsConfigSpec, unavailabilityRoutes } from '@rm/service-kit';
 import { decideTransportResource } from './domain/transport-resource.js';
 import { SERVICE_NAME } from './events.js';
 import {
@@ -25,6 +26,7 @@ const PARAM = 'transport_resource_id';
 export const transportResourcesService = defineService({
   name: SERVICE_NAME,
   port: 3002,
+  config: homeBaseClaimsConfigSpec,
   collections: (store) => {
     const unavailabilities = createUnavailabilityCollection(store, {
       name: 'transport_resource_unavailabilities',
@@ -35,7 +37,7 @@ export const transportResourcesService = defineService({
     return { transportResources, unavailabilities };
   },
   routes:
-    ({ collections, cursors }) =>
+    ({ collections, cursors, config }) =>
     async (api) => {
       const { transportResources, unavailabilities } = collections;
       await api.register(businessResourceRoutes<TransportResourceInput, TransportResourceFields>(), {
@@ -49,6 +51,10 @@ export const transportResourcesService = defineService({
         represent: toTransportResource,
         decide: decideTransportResource,
         opaqueJsonFields: ['custom_data'],
+        homeBases: {
+          claims: createHomeBaseClaims({ baseUrl: config.HOME_BASES_URL, timeoutMs: config.HOME_BASES_TIMEOUT_MS }),
+          entity: TRANSPORT_RESOURCE_EVENTS.entity,
+        },
       });
       await api.register(unavailabilityRoutes, {
         parent: { path: PATH, param: PARAM, label: 'transport-resource', resources: transportResources },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  AVAILABILITY_EVENTS,
   Availability,
   AvailabilityBody,
   AvailabilityList,
@@ -12,7 +13,6 @@ import {
   type TimeRangeQuery as RangeQuery,
 } from '@rm/contracts';
 import {
-  assertHomeBasesExist,
   assertParentExists,
   parentScope,
   parseIfMatch,
@@ -22,7 +22,9 @@ import {
   spanOverlapping,
   subResourceUrl,
   ValidationProblem,
+  type HomeBaseClaims,
 } from '@rm/service-kit';
+import { entityId, newKey, type Scope } from '@rm/store';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
@@ -31,13 +33,16 @@ import { employeeParent } from './employee-scope.js';
 export interface AvailabilityRoutesOptions {
   employees: EmployeeRepository;
   availabilities: AvailabilityRepository;
+  homeBases: HomeBaseClaims;
 }
 
 const SEGMENT = 'availability';
+/** How this sub-resource names home bases, as the entity of its events (HomeBaseClaims). */
+const referrerOf = (scope: Scope, key: string) => ({ entity: AVAILABILITY_EVENTS.entity, id: entityId({ ...scope, key }) });
 const problems = { 400: Problem, 404: Problem, 409: Problem, 412: Problem };
 
 /** `/employee/{employee_id}/availability…` (spec: Availabilities). */
-export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> = async (app, { employees, availabilities }) => {
+export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> = async (app, { employees, availabilities, homeBases }) => {
   const employee = employeeParent(employees);
   app.get<{ Params: Params; Querystring: RangeQuery }>(
     '/employee/:employee_id/availability',
@@ -57,8 +62,10 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
       const decision = decideAvailability(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
-      await assertHomeBasesExist(scope.tenant, decision.availability);
-      const created = await availabilities.create(scope, decision.availability);
+      const key = newKey();
+      const { resource: created } = await homeBases.write(request, referrerOf(scope, key), decision.availability, async () => ({
+        resource: await availabilities.create(scope, decision.availability, key),
+      }));
       return replyWritten(reply, {
         status: 201,
         body: toAvailability(created),
@@ -97,12 +104,10 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
       const decision = decideAvailability(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
-      await assertHomeBasesExist(scope.tenant, decision.availability);
       const key = request.params.generated_id;
-      const { resource } = await availabilities.put({ ...scope, key }, decision.availability, {
-        ifMatch: parseIfMatch(request.headers['if-match']),
-        mode: 'update',
-      });
+      const { resource } = await homeBases.write(request, referrerOf(scope, key), decision.availability, () =>
+        availabilities.put({ ...scope, key }, decision.availability, { ifMatch: parseIfMatch(request.headers['if-match']), mode: 'update' }),
+      );
       return replyWritten(reply, {
         status: 200,
         body: toAvailability(resource),

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  SHIFT_SCHEDULE_EVENTS,
   EmployeeItemParams,
   EmployeeParams,
   Problem,
@@ -12,7 +13,6 @@ import {
   type EmployeeParams as Params,
 } from '@rm/contracts';
 import {
-  assertHomeBasesExist,
   assertParentExists,
   parentScope,
   parseIfMatch,
@@ -20,8 +20,9 @@ import {
   serveSubResourceItem,
   subResourceUrl,
   ValidationProblem,
+  type HomeBaseClaims,
 } from '@rm/service-kit';
-import type { Resource } from '@rm/store';
+import { entityId, newKey, type Scope, type Resource } from '@rm/store';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
@@ -30,9 +31,12 @@ import { employeeParent } from './employee-scope.js';
 export interface ShiftScheduleRoutesOptions {
   employees: EmployeeRepository;
   schedules: ShiftScheduleRepository;
+  homeBases: HomeBaseClaims;
 }
 
 const SEGMENT = 'shift-schedule';
+/** How this sub-resource names home bases, as the entity of its events (HomeBaseClaims). */
+const referrerOf = (scope: Scope, key: string) => ({ entity: SHIFT_SCHEDULE_EVENTS.entity, id: entityId({ ...scope, key }) });
 const problems = { 400: Problem, 404: Problem, 412: Problem };
 
 /** POST and PUT answer the schedule without `version` (spec rule 5); the ETag carries it. */
@@ -45,7 +49,7 @@ function writtenSchedule(resource: Resource<ShiftScheduleFields>) {
  * `/employee/{employee_id}/shift-schedule…` (spec: Shift schedules). The GET of one schedule is ours:
  * it is where `Location` points.
  */
-export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions> = async (app, { employees, schedules }) => {
+export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions> = async (app, { employees, schedules, homeBases }) => {
   const employee = employeeParent(employees);
   app.get<{ Params: Params }>(
     '/employee/:employee_id/shift-schedule',
@@ -64,8 +68,10 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
       const decision = decideShiftSchedule(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
-      await assertHomeBasesExist(scope.tenant, decision.schedule);
-      const created = await schedules.create(scope, decision.schedule);
+      const key = newKey();
+      const { resource: created } = await homeBases.write(request, referrerOf(scope, key), decision.schedule, async () => ({
+        resource: await schedules.create(scope, decision.schedule, key),
+      }));
       return replyWritten(reply, {
         status: 201,
         body: writtenSchedule(created),
@@ -92,12 +98,10 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
       const decision = decideShiftSchedule(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
-      await assertHomeBasesExist(scope.tenant, decision.schedule);
       const key = request.params.generated_id;
-      const { resource } = await schedules.put({ ...scope, key }, decision.schedule, {
-        ifMatch: parseIfMatch(request.headers['if-match']),
-        mode: 'update',
-      });
+      const { resource } = await homeBases.write(request, referrerOf(scope, key), decision.schedule, () =>
+        schedules.put({ ...scope, key }, decision.schedule, { ifMatch: parseIfMatch(request.headers['if-match']), mode: 'update' }),
+      );
       // spec: "201 with the schedule, or 204"
       return replyWritten(reply, {
         status: 201,

@@ -1,0 +1,73 @@
+import { startService } from '@rm/runtime';
+import { employeesService } from '@rm/employees/service';
+import { homeBasesService } from '@rm/home-bases/service';
+import { transportResourcesService } from '@rm/transport-resources/service';
+import { findFreePort, testServers, uniqueName } from '@rm/testkit';
+import { AUDIENCE, BASE, dropDatabase, ISSUER, startGateway, type GatewayHarness } from './helpers.js';
+
+/** What the stack needs of a running owner. */
+interface Owner {
+  config: { PORT: number };
+  stop(): Promise<unknown>;
+}
+
+/** The gateway with every owning service behind it, each listening on a port of its own, as `npm start` runs them. */
+export interface Stack {
+  gateway: GatewayHarness;
+  /** The owners by service name. */
+  owners: Record<string, Owner>;
+  close(): Promise<void>;
+}
+
+const OWNERS: { name: string; upstream: string; start(env: Record<string, string>): Promise<Owner> }[] = [
+  { name: homeBasesService.name, upstream: 'UPSTREAM_HOME_BASES_URL', start: (env) => startService(homeBasesService, { env }) },
+  { name: employeesService.name, upstream: 'UPSTREAM_EMPLOYEES_URL', start: (env) => startService(employeesService, { env }) },
+  {
+    name: transportResourcesService.name,
+    upstream: 'UPSTREAM_TRANSPORT_RESOURCES_URL',
+    start: (env) => startService(transportResourcesService, { env }),
+  },
+];
+
+/**
+ * Starts the gateway (with `gatewayVariables` beside the owners' addresses) and every owner over a
+ * database of its own; the owners verify tokens against the gateway's key set and claim home bases
+ * from the home-bases service, as in production.
+ */
+export async function startStack(gatewayVariables: Record<string, string> = {}): Promise<Stack> {
+  const ports = await Promise.all(OWNERS.map(() => findFreePort()));
+  const origins = ports.map((port) => `http://127.0.0.1:${port}`);
+  const upstreams = Object.fromEntries(OWNERS.map(({ upstream }, index) => [upstream, origins[index]!]));
+  const gateway = await startGateway({ ...upstreams, ...gatewayVariables });
+  const owners: Record<string, Owner> = {};
+  const databases: string[] = [];
+  const close = async () => {
+    for (const owner of Object.values(owners)) await owner.stop();
+    await gateway.close();
+    for (const database of [gateway.variables.MONGO_DB!, ...databases]) await dropDatabase(database);
+  };
+  try {
+    for (const [index, { name, start }] of OWNERS.entries()) {
+      const database = uniqueName(name.replaceAll('-', '_'));
+      databases.push(database);
+      owners[name] = await start({
+        HOST: '127.0.0.1',
+        PORT: String(ports[index]),
+        LOG_LEVEL: 'silent',
+        MONGO_URL: testServers().mongoUrl,
+        MONGO_DB: database,
+        NATS_URL: testServers().natsUrl,
+        AUTH_JWKS_URL: `${gateway.origin}/.well-known/jwks.json`,
+        AUTH_ISSUER: ISSUER,
+        AUTH_AUDIENCE: AUDIENCE,
+        CURSOR_SECRET: 'test-only-cursor-secret-0123456789abcdef',
+        TRUST_PROXY: '127.0.0.1',
+        HOME_BASES_URL: `${upstreams.UPSTREAM_HOME_BASES_URL}${BASE}`,
+      });
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { gateway, owners, close };
+}
