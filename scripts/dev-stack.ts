@@ -65,6 +65,7 @@ function startService(name: string): ChildProcess {
       AUTH_ISSUER: GATEWAY,
       AUTH_AUDIENCE: 'resource-management',
       CURSOR_SECRET: process.env.CURSOR_SECRET ?? 'dev-only-cursor-secret-never-use-in-production',
+      HOME_BASES_URL: `http://127.0.0.1:${SERVICE_PORTS['home-bases']}${BASE_PATH}`,
       ...(name === 'gateway' ? gatewayVariables() : { TRUST_PROXY: '127.0.0.1' }),
     },
   });
