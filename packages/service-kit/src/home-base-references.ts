@@ -20,8 +20,9 @@ interface Written {
  * must exist in the tenant, and none may be deleted while something refers to it. The home-bases
  * service owns both; a write claims the home bases it names there first (a 400 naming each field
  * whose home base does not exist), then writes, then settles the claim with the version it wrote, or
- * drops it when it wrote nothing. The claim keeps the home bases from being deleted until that
- * version's event has reached the home-bases service's reference index.
+ * drops it when the write was refused (after an outage it stays: the write may have committed). The
+ * claim keeps the home bases from being deleted until that version's event has reached the
+ * home-bases service's reference index.
  */
 export interface HomeBaseClaims {
   write<W extends Written>(request: FastifyRequest, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W>;
@@ -30,6 +31,12 @@ export interface HomeBaseClaims {
 export interface HomeBaseClaimsOptions {
   baseUrl: string;
   timeoutMs: number;
+}
+
+/** An answer below 500 (HttpProblem, the store's errors): the write was refused and wrote nothing. */
+function isRefusal(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status < 500;
 }
 
 export function createHomeBaseClaims({ baseUrl, timeoutMs }: HomeBaseClaimsOptions): HomeBaseClaims {
@@ -83,7 +90,9 @@ export function createHomeBaseClaims({ baseUrl, timeoutMs }: HomeBaseClaimsOptio
       try {
         written = await write();
       } catch (error) {
-        await close(request, claimId, undefined);
+        // a refusal wrote nothing; after an outage the write may have committed, so the claim stays
+        if (isRefusal(error)) await close(request, claimId, undefined);
+        else request.log.warn({ claimId }, 'home-base claim left open: the write may have happened');
         throw error;
       }
       await close(request, claimId, written.resource.version);
