@@ -35,6 +35,7 @@ export const httpBench: Bench = {
     try {
       const rows: ReportRow[] = [];
       await comparePuts(context, app, direct.service.collections.employees, rows);
+      await compareHomeBaseClaims(context, app, rows);
       await compareListing(app, rows);
       printTable(TITLE, rows);
     } finally {
@@ -72,6 +73,49 @@ async function comparePuts(context: BenchContext, app: StartedApp, direct: Emplo
     const prefix = `c${concurrency}`;
     const baseline = await measureSeries(context.probe, { label: 'repository put() create', ops: PUT_OPS, concurrency, operation: directPut(prefix) });
     const result = await measureSeries(context.probe, { label: 'PUT /employee/{id} create', ops: PUT_OPS, concurrency, operation: httpPut(prefix) });
+    rows.push({ result: baseline }, { result, baseline });
+  }
+}
+
+const CLAIMED_HOME_BASE = 'bench-depot';
+
+/**
+ * What claiming a home base at the home-bases service (two calls over HTTP: claim, then settle) adds
+ * to a PUT that names one, against the same PUT at an ad-hoc location, which makes no call.
+ */
+async function compareHomeBaseClaims(context: BenchContext, app: StartedApp, rows: ReportRow[]) {
+  const created = await app.homeBases.app.inject({
+    method: 'PUT',
+    url: `${BASE}/home-base/${CLAIMED_HOME_BASE}`,
+    headers: app.headers,
+    payload: { name: 'Depot', address: { name: 'Depot', city: 'Gent', zip_code: '9000', country_code: 'BE' } },
+  });
+  if (created.statusCode !== 201) throw new Error(`home base PUT answered ${created.statusCode}: ${created.body}`);
+  const put = (prefix: string, atHomeBase: boolean) => async (index: number) => {
+    const { start_location: _adHoc, ...fields } = employeeFields(index);
+    const response = await app.service.app.inject({
+      method: 'PUT',
+      url: `${BASE}/employee/${employeeKey(prefix, index)}`,
+      headers: app.headers,
+      payload: atHomeBase ? { ...fields, home_base: { business_id: CLAIMED_HOME_BASE } } : employeeFields(index),
+    });
+    if (response.statusCode !== 201) throw new Error(`PUT answered ${response.statusCode}: ${response.body}`);
+  };
+  await warmUp({ ops: WARM_UP_OPS, operation: put('warm-hb', true) });
+  for (const concurrency of IN_FLIGHT) {
+    const prefix = `hb${concurrency}`;
+    const baseline = await measureSeries(context.probe, {
+      label: 'PUT /employee/{id} create, ad-hoc location',
+      ops: PUT_OPS,
+      concurrency,
+      operation: put(`${prefix}-adhoc`, false),
+    });
+    const result = await measureSeries(context.probe, {
+      label: 'PUT /employee/{id} create, naming a home base',
+      ops: PUT_OPS,
+      concurrency,
+      operation: put(`${prefix}-claimed`, true),
+    });
     rows.push({ result: baseline }, { result, baseline });
   }
 }

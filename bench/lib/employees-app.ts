@@ -1,9 +1,13 @@
 import { startService, type RunningService } from '@rm/runtime';
-import { createTestServiceEnv, type TestServiceEnv } from '@rm/testkit';
+import type { homeBaseClaimsConfigSpec } from '@rm/service-kit';
+import { createTestServiceEnv, findFreePort, startCompanionService, type TestServiceEnv } from '@rm/testkit';
 import { employeesService } from '../../services/employees/dist/app.js';
+import { homeBasesService } from '../../services/home-bases/dist/app.js';
 
 export interface StartedEmployees {
-  service: RunningService<ReturnType<typeof employeesService.collections>, Record<never, never>>;
+  service: RunningService<ReturnType<typeof employeesService.collections>, typeof homeBaseClaimsConfigSpec>;
+  /** The home-bases service beside it, where its writes claim the home bases they name. */
+  homeBases: RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>;
   env: TestServiceEnv;
   /** Bearer headers of a client of the tenant, valid for the whole run as a client reuses its token. */
   bearer(tenant: string): Promise<Record<string, string>>;
@@ -12,16 +16,23 @@ export interface StartedEmployees {
 
 /**
  * The real employees service as its tests start it (store, relay, maintenance, real token
- * verification against a served key set) on a database of its own; requests go through inject().
+ * verification against a served key set, a home-bases service beside it listening on a port) on a
+ * database of its own; requests go through inject().
  */
 export async function startEmployees(databasePrefix: string): Promise<StartedEmployees> {
-  const env = await createTestServiceEnv(databasePrefix);
+  const homeBasesPort = await findFreePort();
+  const env = await createTestServiceEnv(databasePrefix, { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}/resource-management/v1` });
   const service = await startService(employeesService, { env: env.variables, listen: false });
+  const homeBases = await startCompanionService(env, `${databasePrefix}_home_bases`, homeBasesPort, (variables) =>
+    startService(homeBasesService, { env: variables }),
+  );
   return {
     service,
+    homeBases: homeBases.service,
     env,
     bearer: (tenant) => env.bearer(tenant, { expiresInSeconds: 3600 }),
     async close() {
+      await homeBases.close();
       await service.stop();
       await env.close();
     },

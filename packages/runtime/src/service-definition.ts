@@ -51,7 +51,10 @@ export interface ServiceExtension {
 
 /** A durable consumer of events, run by the consumer runner (@rm/bus) with its ledger in the service's database. */
 export interface ConsumerDefinition {
-  /** Durable name, unique in the publisher's stream: `<service>-<what it keeps>`. */
+  /**
+   * `<service>-<what it keeps>`, unique in the service; the durable on the publisher's stream adds
+   * the database's name (`home-bases-references-employees-home_bases`), where its ledger is.
+   */
   durable: string;
   /** The entities whose events it receives, all of one publishing service (its stream). */
   entities: readonly EntityEvents[];

@@ -100,7 +100,7 @@ export async function startService<Collections, Spec extends ConfigSpec>(
     const consumers: ConsumerRunner[] = [];
     opened.unshift({ name: 'consumers', run: async () => void (await Promise.all(consumers.map((runner) => runner.stop()))) });
     for (const consumer of definition.consumers?.(context) ?? []) {
-      consumers.push(await startConsumer(consumer, { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS }));
+      consumers.push(await startConsumer(consumer, { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS, database: settings.MONGO_DB }));
     }
     const extension = (await definition.extend?.({ ...context, db: mongo.db, nc, js, jsm })) ?? {};
     if (extension.stop !== undefined) opened.unshift({ name: 'extension', run: extension.stop });
@@ -150,6 +150,8 @@ export async function startService<Collections, Spec extends ConfigSpec>(
 }
 
 interface ConsumerParts {
+  /** The database holding the consumer's ledger. */
+  database: string;
   js: JetStreamClient;
   jsm: JetStreamManager;
   store: Store;
@@ -158,7 +160,7 @@ interface ConsumerParts {
 }
 
 /** Starts one consumer on its publisher's stream, declaring the stream too, so that start order does not matter. */
-async function startConsumer(consumer: ConsumerDefinition, { js, jsm, store, logger, replicas }: ConsumerParts): Promise<ConsumerRunner> {
+async function startConsumer(consumer: ConsumerDefinition, { database, js, jsm, store, logger, replicas }: ConsumerParts): Promise<ConsumerRunner> {
   const publishers = new Set(consumer.entities.map((entity) => entity.service));
   const [publisher] = publishers;
   if (publisher === undefined || publishers.size > 1) {
@@ -168,7 +170,9 @@ async function startConsumer(consumer: ConsumerDefinition, { js, jsm, store, log
   const runner = createConsumerRunner({
     js,
     stream: serviceStream(publisher).name,
-    durable: consumer.durable,
+    // A durable's position belongs with the ledger in one database: two deployments (or test services)
+    // on one NATS server, each with a database of its own, must never share one and split its events.
+    durable: `${consumer.durable}-${database}`,
     filterSubjects: consumer.entities.map(entitySubjects),
     logger,
     handle: consumer.handle,

@@ -75,12 +75,13 @@ describe('a service run from its definition', () => {
     await waitFor('maintenance to tidy the outbox', async () => (await service.store.db.collection('gadgets').countDocuments({ _id: `${tenant}/emptied`, outbox: { $exists: true } } as never)) === 0, 10_000);
   });
 
-  it('declares its stream and its consumer on the publisher stream', async () => {
+  it('declares its stream and its consumer on the publisher stream, named for the database that holds its ledger', async () => {
     const nats = await connectTestNats();
     try {
       const jsm = await jetstreamManager(nats.nc);
       expect((await jsm.streams.info('RM_GADGETS')).config.subjects).toEqual(['rm.gadgets.>']);
-      expect((await jsm.consumers.info('RM_GADGETS', 'gadgets-sightings')).config.filter_subject).toBe('rm.gadgets.*.gadget.*');
+      const durable = `gadgets-sightings-${service.config.MONGO_DB}`;
+      expect((await jsm.consumers.info('RM_GADGETS', durable)).config.filter_subject).toBe('rm.gadgets.*.gadget.*');
     } finally {
       await nats.close();
     }

@@ -14,4 +14,12 @@ export { findFreePort } from './free-port.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor } from './wait-for.js';
 export { recordEvents, type RecordedEvents } from './record-events.js';
-export { startCompanionService, startServiceHarness, type CompanionService, type HarnessedService, type ServiceHarness } from './service-harness.js';
+export {
+  startCompanionService,
+  startServiceHarness,
+  startServiceHarnessWithHomeBases,
+  type CompanionService,
+  type HarnessedService,
+  type HarnessWithHomeBases,
+  type ServiceHarness,
+} from './service-harness.js';

@@ -1,3 +1,4 @@
+import { findFreePort } from './free-port.js';
 import { createTestServiceEnv, dropDatabase, type TestServiceEnv } from './test-service-env.js';
 import { testServers } from './test-servers.js';
 import { uniqueName } from './unique-name.js';
@@ -74,6 +75,55 @@ export async function startCompanionService<Service extends { stop(): Promise<un
     close: async () => {
       await service.stop();
       await dropDatabase(mongoUrl, database);
+    },
+  };
+}
+
+/** What a harness needs of the home-bases service's app: Fastify's inject(). */
+interface InjectableApp {
+  inject(request: { method: 'PUT'; url: string; headers: Record<string, string>; payload: object }): Promise<{ statusCode: number; body: string }>;
+}
+
+export type HarnessWithHomeBases<Service extends HarnessedService<unknown>, HomeBasesApp> = ServiceHarness<Service> & {
+  /** The home-bases service beside it, where its writes claim the home bases they name. */
+  homeBases: HomeBasesApp;
+  /** Creates home bases in the tenant, so that bodies may name them. */
+  createHomeBases(tenant: string, ...ids: string[]): Promise<void>;
+};
+
+const BASE_PATH = '/resource-management/v1';
+
+/**
+ * A service whose writes name home bases (employees, transport-resources, deployments), harnessed
+ * as startServiceHarness does it, with a home-bases service of its own beside it at HOME_BASES_URL.
+ */
+export async function startServiceHarnessWithHomeBases<Service extends HarnessedService<unknown>, HomeBasesApp extends InjectableApp>(
+  prefix: string,
+  start: (variables: Record<string, string>) => Promise<Service>,
+  startHomeBases: (variables: Record<string, string>) => Promise<{ app: HomeBasesApp; stop(): Promise<unknown> }>,
+  variables: Record<string, string> = {},
+): Promise<HarnessWithHomeBases<Service, HomeBasesApp>> {
+  const homeBasesPort = await findFreePort();
+  const harness = await startServiceHarness(prefix, start, { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}${BASE_PATH}`, ...variables });
+  const homeBases = await startCompanionService(harness.env, `${prefix}_home_bases`, homeBasesPort, startHomeBases);
+  return {
+    ...harness,
+    homeBases: homeBases.service.app,
+    async createHomeBases(tenant, ...ids) {
+      const headers = await harness.as(tenant);
+      for (const id of ids) {
+        const response = await homeBases.service.app.inject({
+          method: 'PUT',
+          url: `${BASE_PATH}/home-base/${id}`,
+          headers,
+          payload: { name: `Home base ${id}`, address: { name: id, city: 'Gent', zip_code: '9000', country_code: 'BE' } },
+        });
+        if (response.statusCode >= 300) throw new Error(`home base ${id} was not created: ${response.statusCode} ${response.body}`);
+      }
+    },
+    close: async () => {
+      await homeBases.close();
+      await harness.close();
     },
   };
 }

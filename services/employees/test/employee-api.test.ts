@@ -66,6 +66,7 @@ describe('PUT /employee/{employee_id}', () => {
   });
 
   it('accepts a home base instead of a start location', async () => {
+    await harness.createHomeBases('tenant-a', 'hb.gent-1');
     const { start_location: _omitted, ...body } = employeeBody();
     const response = await put('emp-6', { ...body, home_base: { business_id: 'hb.gent-1' } });
     expect(response.statusCode).toBe(201);

@@ -30,7 +30,7 @@ describe('main', () => {
     const { child, output } = run({ PORT: 'eighty', CURSOR_SECRET: 'short' });
     const [code] = await once(child, 'exit');
     expect(code).toBe(1);
-    for (const variable of ['PORT', 'MONGO_URL', 'NATS_URL', 'AUTH_JWKS_URL', 'CURSOR_SECRET']) {
+    for (const variable of ['PORT', 'MONGO_URL', 'NATS_URL', 'AUTH_JWKS_URL', 'CURSOR_SECRET', 'HOME_BASES_URL']) {
       expect(output()).toContain(variable);
     }
     expect(output()).not.toContain('short');
@@ -51,6 +51,8 @@ describe('main', () => {
       AUTH_ISSUER: issuer.issuer,
       AUTH_AUDIENCE: issuer.audience,
       CURSOR_SECRET: 'main-test-cursor-secret-of-32-characters',
+      // only writes naming a home base call it: starting and the probes do not
+      HOME_BASES_URL: 'http://127.0.0.1:9/resource-management/v1',
     });
     try {
       await waitFor('the service to be ready', async () => (await statusOf(`${origin}/readyz`)) === 200, 20_000);

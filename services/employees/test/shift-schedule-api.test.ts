@@ -215,6 +215,9 @@ describe('rules', () => {
   const paid = (earliest: string) => shift(earliest, 'PT8H', { contractual_work_time: 'PT7H' });
   const paidWeek = (index: number, ...shifts: unknown[]) => ({ index, shifts, acceptable_additional_work_time: 'PT1H' });
 
+  // a valid shift may name a home base only when it exists
+  beforeAll(() => harness.createHomeBases('tenant-a', home_base.business_id));
+
   it.each<[string, unknown, string[]]>([
     ['indices 1 and 2', schedule([day], [tuesday]), []],
     ['indices that skip one', withTemplates([{ index: 1, shifts: [] }, { index: 3, shifts: [] }]), ['templates[1].index']],

@@ -43,5 +43,5 @@ export const homeBasesService = defineService({
       await api.register(forecastRoutes, { forecasts: collections.forecasts });
       await api.register(homeBaseClaimRoutes, { guard: collections.guard, references: collections.references });
     },
-  consumers: ({ collections }) => referenceConsumers(collections.references),
+  consumers: ({ collections, logger }) => referenceConsumers(collections.references, logger),
 });

@@ -6,10 +6,11 @@ import {
   homeBaseReferences,
   SHIFT_SCHEDULE_EVENTS,
   TRANSPORT_RESOURCE_EVENTS,
-  type EventEnvelope,
+  type EntityEvents,
 } from '@rm/contracts';
 import type { ConsumerDefinition } from '@rm/runtime';
-import type { ReferenceIndex } from './store/reference-index.js';
+import type { Logger } from '@rm/service-kit';
+import { UNSETTLED_CLAIM_DEADLINE_MS, type ReferenceIndex } from './store/reference-index.js';
 
 /**
  * What the home-bases service publishes, on its stream `RM_HOME_BASES`:
@@ -23,13 +24,33 @@ export const SERVICE_NAME = HOME_BASE_EVENTS.service;
  * What it consumes: the events of every entity that can name a home base, into the reference index
  * that a home-base delete consults. Deployments join when that service exists (issue 10).
  */
-export function referenceConsumers(references: ReferenceIndex): ConsumerDefinition[] {
-  const handle = async (event: EventEnvelope): Promise<void> => {
-    const named = event.type.endsWith('.deleted') ? [] : homeBaseReferences(event.data).map((reference) => reference.business_id);
-    await references.apply(event.tenant, { entity: entityOfType(event.type), id: event.entity_id }, event.version, named, new Date(event.occurred_at));
-  };
+export function referenceConsumers(references: ReferenceIndex, logger: Logger): ConsumerDefinition[] {
   return [
-    { durable: 'home-bases-references-employees', entities: [EMPLOYEE_EVENTS, AVAILABILITY_EVENTS, SHIFT_SCHEDULE_EVENTS], handle },
-    { durable: 'home-bases-references-transport-resources', entities: [TRANSPORT_RESOURCE_EVENTS], handle },
+    referenceConsumer('home-bases-references-employees', [EMPLOYEE_EVENTS, AVAILABILITY_EVENTS, SHIFT_SCHEDULE_EVENTS], references, logger),
+    referenceConsumer('home-bases-references-transport-resources', [TRANSPORT_RESOURCE_EVENTS], references, logger),
   ];
+}
+
+/** Between two sweeps of a publisher's unsettled claims. */
+const SWEEP_INTERVAL_MS = 30_000;
+
+/**
+ * Applies each event to the index; and as the publisher's stream moves on, drops its referrers'
+ * claims that never settled and are older than UNSETTLED_CLAIM_DEADLINE_MS before the event.
+ */
+function referenceConsumer(durable: string, entities: EntityEvents[], references: ReferenceIndex, logger: Logger): ConsumerDefinition {
+  const names = entities.map((entity) => entity.entity);
+  let sweptAt = 0;
+  return {
+    durable,
+    entities,
+    async handle(event) {
+      const named = event.type.endsWith('.deleted') ? [] : homeBaseReferences(event.data).map((reference) => reference.business_id);
+      await references.apply(event.tenant, { entity: entityOfType(event.type), id: event.entity_id }, event.version, named);
+      if (Date.now() - sweptAt < SWEEP_INTERVAL_MS) return;
+      sweptAt = Date.now();
+      const dropped = await references.dropUnsettledClaims(names, new Date(Date.parse(event.occurred_at) - UNSETTLED_CLAIM_DEADLINE_MS));
+      if (dropped > 0) logger.warn({ dropped, durable }, 'dropped home-base claims that never settled');
+    },
+  };
 }

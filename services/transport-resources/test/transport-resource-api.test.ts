@@ -104,6 +104,7 @@ describe('PUT /transport-resource/{transport_resource_id}', () => {
   });
 
   it('accepts a home base instead of a start location', async () => {
+    await harness.createHomeBases('tenant-a', 'hb.gent-1');
     const { start_location: _omitted, ...body } = truckBody();
     const response = await put('truck-6', { ...body, home_base: { business_id: 'hb.gent-1' } });
     expect(response.statusCode).toBe(201);

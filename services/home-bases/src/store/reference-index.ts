@@ -32,15 +32,18 @@ export interface ReferenceIndex {
   /** The claiming write produced `version`: the claim stays until the index holds that version. False for an unknown claim. */
   settleClaim(tenant: string, claimId: string, version: number): Promise<boolean>;
   /** Applies a referrer's event: the home bases its `version` names (none for a delete). */
-  apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[], occurredAt: Date): Promise<void>;
+  apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[]): Promise<void>;
+  /** Drops the unsettled claims of these entities made before `before` (see UNSETTLED_CLAIM_DEADLINE_MS); returns how many. */
+  dropUnsettledClaims(entities: readonly string[], before: Date): Promise<number>;
   /** What refers to a home base: the first MAX_LISTED_REFERRERS by entity and id, and how many in all. */
   referrersOf(tenant: string, homeBase: string): Promise<{ referrers: ListedReferrer[]; total: number }>;
 }
 
 /**
- * A claim that never settled (its writer crashed between claiming and settling) goes with the first
- * event of its referrer that happened this long after it: by then the write has ended, and if it
- * committed, its own event came before this one.
+ * A claim that never settled (its writer crashed, or its write failed in an outage and may have
+ * committed) goes once the publishing service's stream has brought an event that happened this long
+ * after it: the write has ended by then, and its event, if it committed, has long been published
+ * (the relay sweeps every 30 s) and applied.
  */
 export const UNSETTLED_CLAIM_DEADLINE_MS = 5 * 60_000;
 
@@ -51,6 +54,7 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
   const rows: Collection<ReferenceRow> = store.plainCollection<ReferenceRow>('home_base_references', [
     { key: { tenant: 1, home_bases: 1, entity: 1, entity_id: 1 }, name: 'by_home_base' },
     { key: { tenant: 1, entity: 1, entity_id: 1 }, name: 'by_referrer' },
+    { key: { entity: 1, claimed_at: 1 }, name: 'claims_by_age' },
   ]);
 
   async function claim(tenant: string, referrer: Referrer, homeBases: readonly string[]): Promise<string> {
@@ -82,7 +86,7 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     return true;
   }
 
-  async function apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[], occurredAt: Date): Promise<void> {
+  async function apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[]): Promise<void> {
     const _id = referrerRowId(tenant, referrer);
     const newer: Filter<ReferenceRow> = { _id, version: { $lt: version } };
     const state = { tenant, entity: referrer.entity, entity_id: referrer.id, home_bases: [...new Set(homeBases)], version };
@@ -97,16 +101,13 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
         if (!isDuplicateKeyError(error)) throw error;
       }
     }
-    await rows.deleteMany({
-      tenant,
-      entity: referrer.entity,
-      entity_id: referrer.id,
-      claimed_at: { $exists: true },
-      $or: [
-        { settled_version: { $lte: version } },
-        { settled_version: { $exists: false }, claimed_at: { $lt: new Date(occurredAt.getTime() - UNSETTLED_CLAIM_DEADLINE_MS) } },
-      ],
-    });
+    // the claims this version settles
+    await rows.deleteMany({ tenant, entity: referrer.entity, entity_id: referrer.id, settled_version: { $lte: version } });
+  }
+
+  async function dropUnsettledClaims(entities: readonly string[], before: Date): Promise<number> {
+    const { deletedCount } = await rows.deleteMany({ entity: { $in: [...entities] }, claimed_at: { $lt: before }, settled_version: { $exists: false } });
+    return deletedCount;
   }
 
   async function referrersOf(tenant: string, homeBase: string): Promise<{ referrers: ListedReferrer[]; total: number }> {
@@ -122,5 +123,5 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     return { referrers, total };
   }
 
-  return { claim, dropClaim, settleClaim, apply, referrersOf };
+  return { claim, dropClaim, settleClaim, apply, dropUnsettledClaims, referrersOf };
 }
