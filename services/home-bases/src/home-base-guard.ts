@@ -54,7 +54,7 @@ export function createHomeBaseGuard({ homeBases, references, marks }: HomeBaseGu
 
   async function remove(id: ResourceId, options: { ifMatch?: IfMatch }): Promise<Resource<HomeBaseFields>> {
     return locks.exclusive(lockOf(id.tenant, id.key), async () => {
-      const markedAt = await marks.mark(id.tenant, id.key);
+      const mark = await marks.mark(id.tenant, id.key);
       try {
         const { referrers, total } = await references.referrersOf(id.tenant, id.key);
         if (total > 0) {
@@ -64,12 +64,12 @@ export function createHomeBaseGuard({ homeBases, references, marks }: HomeBaseGu
           });
         }
         // past half its lifetime, a claim could soon stop believing the mark while the delete goes on
-        if (Date.now() - markedAt.getTime() > MARK_LIFETIME_MS / 2) {
+        if (Date.now() - mark.at.getTime() > MARK_LIFETIME_MS / 2) {
           throw new ServiceUnavailable('the delete of the home base took too long to be decided safely; retry');
         }
         return await homeBases.remove(id, options);
       } finally {
-        await marks.unmark(id.tenant, id.key);
+        await mark.remove();
       }
     });
   }

@@ -49,6 +49,7 @@ export const UNSETTLED_CLAIM_DEADLINE_MS = 5 * 60_000;
 
 const referrerRowId = (tenant: string, { entity, id }: Referrer) => `referrer|${tenant}|${entity}|${id}`;
 const claimRowId = (tenant: string, claimId: string) => `claim|${tenant}|${claimId}`;
+const referrerFilter = (tenant: string, { entity, id }: Referrer) => ({ tenant, entity, entity_id: id });
 
 export function createReferenceIndex(store: Store): ReferenceIndex {
   const rows: Collection<ReferenceRow> = store.plainCollection<ReferenceRow>('home_base_references', [
@@ -90,19 +91,17 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     const _id = referrerRowId(tenant, referrer);
     const newer: Filter<ReferenceRow> = { _id, version: { $lt: version } };
     const state = { tenant, entity: referrer.entity, entity_id: referrer.id, home_bases: [...new Set(homeBases)], version };
-    if (homeBases.length === 0) {
-      // a referrer that never named a home base needs no row; one that did keeps its version
-      await rows.updateOne(newer, { $set: state });
-    } else {
-      try {
-        await rows.updateOne(newer, { $set: state }, { upsert: true });
-      } catch (error) {
-        // a newer version is there already: the upsert tried to insert a second row under its id
-        if (!isDuplicateKeyError(error)) throw error;
-      }
+    // A referrer that names no home base and has no claim needs no row (most never name one); one
+    // with a claim gets it, so that a settlement with an older version sees this one was applied.
+    const needsRow = homeBases.length > 0 || (await rows.countDocuments({ ...referrerFilter(tenant, referrer), claimed_at: { $exists: true } })) > 0;
+    try {
+      await rows.updateOne(newer, { $set: state }, { upsert: needsRow });
+    } catch (error) {
+      // a newer version is there already: the upsert tried to insert a second row under its id
+      if (!isDuplicateKeyError(error)) throw error;
     }
     // the claims this version settles
-    await rows.deleteMany({ tenant, entity: referrer.entity, entity_id: referrer.id, settled_version: { $lte: version } });
+    await rows.deleteMany({ ...referrerFilter(tenant, referrer), settled_version: { $lte: version } });
   }
 
   async function dropUnsettledClaims(entities: readonly string[], before: Date): Promise<number> {
@@ -112,9 +111,9 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
 
   async function referrersOf(tenant: string, homeBase: string): Promise<{ referrers: ListedReferrer[]; total: number }> {
     const filter: Filter<ReferenceRow> = { tenant, home_bases: homeBase };
-    const [listed, total] = await orUnavailable(() =>
-      Promise.all([rows.find(filter).sort({ entity: 1, entity_id: 1 }).limit(MAX_LISTED_REFERRERS).toArray(), rows.countDocuments(filter)]),
-    );
+    const listed = await orUnavailable(() => rows.find(filter).sort({ entity: 1, entity_id: 1 }).limit(MAX_LISTED_REFERRERS).toArray());
+    // a short list is the whole count; a full one is counted apart, never below what it shows
+    const total = listed.length < MAX_LISTED_REFERRERS ? listed.length : Math.max(listed.length, await orUnavailable(() => rows.countDocuments(filter)));
     const referrers = listed.map(({ entity, entity_id, claimed_at }): ListedReferrer => ({
       entity,
       id: entity_id,
