@@ -4,7 +4,11 @@ import { entityEvents } from './events.js';
 import { ReadOnly } from './shapes.js';
 
 const forecastFields = {
-  expected_shifts: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'The number of shifts expected that day at that location: 0 to 1,000,000.' }),
+  expected_shifts: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    description: 'The number of shifts expected that day at that location: 0 to 1,000,000.',
+  }),
   description: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: '1 to 1000 characters.' })),
 };
 

@@ -19,7 +19,8 @@ export function homeBaseReferences(value: unknown, path = ''): HomeBaseReference
     if (path === '' && key === 'custom_data') return [];
     const field = path === '' ? key : `${path}.${key}`;
     if (key === 'home_base_id' && typeof item === 'string') return [{ field, business_id: item }];
-    if (key === 'home_base' && typeof item === 'object' && item !== null && 'business_id' in item && typeof item.business_id === 'string') {
+    const named = typeof item === 'object' && item !== null && 'business_id' in item && typeof item.business_id === 'string';
+    if (key === 'home_base' && named) {
       return [{ field: `${field}.business_id`, business_id: item.business_id }];
     }
     return homeBaseReferences(item, field);
@@ -44,10 +45,10 @@ export type Referrer = Static<typeof Referrer>;
 export const HomeBaseClaimBody = Type.Object(
   {
     referrer: Referrer,
-    references: Type.Array(Type.Object({ field: Type.String({ maxLength: 2048 }), business_id: BusinessId }, { additionalProperties: false }), {
-      minItems: 1,
-      maxItems: 10_000,
-    }),
+    references: Type.Array(
+      Type.Object({ field: Type.String({ maxLength: 2048 }), business_id: BusinessId }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 10_000 },
+    ),
   },
   { additionalProperties: false },
 );

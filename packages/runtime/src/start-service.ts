@@ -100,7 +100,8 @@ export async function startService<Collections, Spec extends ConfigSpec>(
     const consumers: ConsumerRunner[] = [];
     opened.unshift({ name: 'consumers', run: async () => void (await Promise.all(consumers.map((runner) => runner.stop()))) });
     for (const consumer of definition.consumers?.(context) ?? []) {
-      consumers.push(await startConsumer(consumer, { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS, database: settings.MONGO_DB }));
+      const parts = { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS, database: settings.MONGO_DB };
+      consumers.push(await startConsumer(consumer, parts));
     }
     const extension = (await definition.extend?.({ ...context, db: mongo.db, nc, js, jsm })) ?? {};
     if (extension.stop !== undefined) opened.unshift({ name: 'extension', run: extension.stop });

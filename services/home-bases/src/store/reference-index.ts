@@ -82,7 +82,8 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     const claimed = await orUnavailable(() => rows.findOneAndUpdate({ _id }, { $set: { settled_version: version } }));
     if (claimed === null) return false;
     // the event may have come first: then nothing else would ever take the claim away
-    const held = await orUnavailable(() => rows.findOne({ _id: referrerRowId(tenant, { entity: claimed.entity, id: claimed.entity_id }) }));
+    const referrer = { entity: claimed.entity, id: claimed.entity_id };
+    const held = await orUnavailable(() => rows.findOne({ _id: referrerRowId(tenant, referrer) }));
     if (held?.version !== undefined && held.version >= version) await orUnavailable(() => rows.deleteOne({ _id }));
     return true;
   }
@@ -93,7 +94,7 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     const state = { tenant, entity: referrer.entity, entity_id: referrer.id, home_bases: [...new Set(homeBases)], version };
     // A referrer that names no home base and has no claim needs no row (most never name one); one
     // with a claim gets it, so that a settlement with an older version sees this one was applied.
-    const needsRow = homeBases.length > 0 || (await rows.countDocuments({ ...referrerFilter(tenant, referrer), claimed_at: { $exists: true } })) > 0;
+    const needsRow = homeBases.length > 0 || (await hasClaims(tenant, referrer));
     try {
       await rows.updateOne(newer, { $set: state }, { upsert: needsRow });
     } catch (error) {
@@ -104,8 +105,13 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     await rows.deleteMany({ ...referrerFilter(tenant, referrer), settled_version: { $lte: version } });
   }
 
+  async function hasClaims(tenant: string, referrer: Referrer): Promise<boolean> {
+    return (await rows.countDocuments({ ...referrerFilter(tenant, referrer), claimed_at: { $exists: true } }, { limit: 1 })) > 0;
+  }
+
   async function dropUnsettledClaims(entities: readonly string[], before: Date): Promise<number> {
-    const { deletedCount } = await rows.deleteMany({ entity: { $in: [...entities] }, claimed_at: { $lt: before }, settled_version: { $exists: false } });
+    const unsettled = { entity: { $in: [...entities] }, claimed_at: { $lt: before }, settled_version: { $exists: false } };
+    const { deletedCount } = await rows.deleteMany(unsettled);
     return deletedCount;
   }
 
@@ -113,7 +119,8 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     const filter: Filter<ReferenceRow> = { tenant, home_bases: homeBase };
     const listed = await orUnavailable(() => rows.find(filter).sort({ entity: 1, entity_id: 1 }).limit(MAX_LISTED_REFERRERS).toArray());
     // a short list is the whole count; a full one is counted apart, never below what it shows
-    const total = listed.length < MAX_LISTED_REFERRERS ? listed.length : Math.max(listed.length, await orUnavailable(() => rows.countDocuments(filter)));
+    const total =
+      listed.length < MAX_LISTED_REFERRERS ? listed.length : Math.max(listed.length, await orUnavailable(() => rows.countDocuments(filter)));
     const referrers = listed.map(({ entity, entity_id, claimed_at }): ListedReferrer => ({
       entity,
       id: entity_id,
