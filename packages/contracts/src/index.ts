@@ -19,3 +19,4 @@ export * from './resource-rules.js';
 export * from './home-base.js';
 export * from './forecast.js';
 export * from './home-base-references.js';
+export * from './actual.js';

@@ -1,0 +1,126 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import {
+  Actual,
+  ActualBody,
+  ActualListParams,
+  ActualPage,
+  ActualParams,
+  DEFAULT_PAGE_SIZE,
+  EMPLOYEE_EVENTS,
+  PageQuery,
+  Problem,
+  type ActualFields,
+  type ActualInput,
+  type ActualListParams as ListParams,
+  type ActualParams as Params,
+  type PageQuery as Query,
+} from '@rm/contracts';
+import {
+  etag,
+  isStringKey,
+  NotFound,
+  paginate,
+  parseIfMatch,
+  replyDeleted,
+  replyRead,
+  replyWritten,
+  resourceUrl,
+  ValidationProblem,
+  type CursorCodec,
+} from '@rm/service-kit';
+import { ResourceNotFoundError, type Resource } from '@rm/store';
+import { decideActual } from '../domain/actual.js';
+import { toActual, type ActualRepository } from '../store/actual-repository.js';
+import type { KnownResources } from '../store/known-resources.js';
+
+export interface ActualRoutesOptions {
+  actuals: ActualRepository;
+  known: KnownResources;
+  cursors: CursorCodec;
+}
+
+const LIST = '/means/:employee_id/actual';
+const ITEM = `${LIST}/:actual_id`;
+const problems = { 400: Problem, 404: Problem, 412: Problem };
+const noEmployee = (employeeId: string) => new NotFound(`employee '${employeeId}' does not exist`);
+const listed = (resource: Resource<ActualFields>) => ({ ...toActual(resource), etag: etag(resource.version) });
+
+/**
+ * `/means/{employee_id}/actual…` (spec: Actuals): worked hours of an employee's completed shifts.
+ * The employee lives in the employees service: this one knows it from its events (KnownResources).
+ */
+export const actualRoutes: FastifyPluginAsync<ActualRoutesOptions> = async (app, { actuals, known, cursors }) => {
+  const assertEmployee = async (tenant: string, employeeId: string) => {
+    if (!(await known.isLive(tenant, EMPLOYEE_EVENTS.entity, employeeId))) throw noEmployee(employeeId);
+  };
+  const scopeOf = (request: FastifyRequest) => {
+    const { employee_id } = request.params as ListParams;
+    return { tenant: request.auth.tenant, parent: employee_id };
+  };
+
+  app.get<{ Params: ListParams; Querystring: Query }>(
+    LIST,
+    { schema: { params: ActualListParams, querystring: PageQuery, response: { 200: ActualPage, 400: Problem, 404: Problem } } },
+    async (request) => {
+      const scope = scopeOf(request);
+      await assertEmployee(scope.tenant, scope.parent);
+      const page = await paginate({
+        cursor: request.query.cursor,
+        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
+        codec: cursors,
+        key: (resource: Resource<ActualFields>) => resource.key,
+        isKey: isStringKey,
+        // a cursor names a position in one employee's list of one tenant
+        scope: `${scope.tenant}:actuals:${scope.parent}`,
+        fetch: (read) => actuals.list(scope, read),
+      });
+      return { actuals: page.items.map(listed), cursors: page.cursors };
+    },
+  );
+
+  app.put<{ Params: Params; Body: ActualInput }>(
+    ITEM,
+    { schema: { params: ActualParams, body: ActualBody, response: { 200: Actual, 201: Actual, ...problems } } },
+    async (request, reply) => {
+      const decision = decideActual(request.body, new Date());
+      if (!decision.ok) throw new ValidationProblem(decision.violations);
+      const scope = scopeOf(request);
+      const id = { ...scope, key: request.params.actual_id };
+      await assertEmployee(scope.tenant, scope.parent);
+      const { resource, created } = await actuals.put(id, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
+      // The employee may have been deleted while this was written, after its actuals were removed:
+      // then this one goes too (see KnownResources).
+      if (!(await known.isLive(scope.tenant, EMPLOYEE_EVENTS.entity, scope.parent))) {
+        await actuals.remove(id).catch((error: unknown) => {
+          if (!(error instanceof ResourceNotFoundError)) throw error;
+        });
+        throw noEmployee(scope.parent);
+      }
+      return replyWritten(reply, {
+        status: created ? 201 : 200,
+        body: toActual(resource),
+        version: resource.version,
+        location: resourceUrl(request, `/means/${scope.parent}/actual/${resource.key}`),
+      });
+    },
+  );
+
+  app.get<{ Params: Params }>(
+    ITEM,
+    { schema: { params: ActualParams, response: { 200: Actual, 400: Problem, 404: Problem } } },
+    async (request, reply) => {
+      const found = await actuals.get({ ...scopeOf(request), key: request.params.actual_id });
+      if (found === null) throw new NotFound(`actual '${request.params.actual_id}' of employee '${request.params.employee_id}' does not exist`);
+      return replyRead(reply, { body: toActual(found), version: found.version });
+    },
+  );
+
+  app.delete<{ Params: Params }>(
+    ITEM,
+    { schema: { params: ActualParams, response: problems } },
+    async (request, reply) => {
+      await actuals.remove({ ...scopeOf(request), key: request.params.actual_id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
+      return replyDeleted(reply);
+    },
+  );
+};

@@ -1,0 +1,44 @@
+import type { EventEnvelope } from '@rm/contracts';
+import { isDuplicateKeyError, orUnavailable, type Store } from '@rm/store';
+
+/** A resource another service owns, as its events last said. */
+interface KnownResource {
+  /** `<tenant>|<entity>|<id>`. */
+  _id: string;
+  version: number;
+  deleted: boolean;
+}
+
+/**
+ * What this service knows of the employees and transport resources that other services own, from
+ * their events: whether each is there. The writes that name them check it; a delete's event is
+ * recorded before what depends on the resource is removed (see events.ts), so that a write that
+ * checked before the delete and committed after the removal sees the delete when it checks again.
+ */
+export interface KnownResources {
+  /** Records an event of a resource of `entity`. */
+  apply(event: EventEnvelope, entity: string): Promise<void>;
+  isLive(tenant: string, entity: string, id: string): Promise<boolean>;
+}
+
+const knownId = (tenant: string, entity: string, id: string) => `${tenant}|${entity}|${id}`;
+
+export function createKnownResources(store: Store): KnownResources {
+  const known = store.plainCollection<KnownResource>('known_resources', []);
+  return {
+    async apply(event, entity) {
+      const _id = knownId(event.tenant, entity, event.entity_id);
+      const deleted = event.type.endsWith('.deleted');
+      try {
+        await known.updateOne({ _id, version: { $lt: event.version } }, { $set: { version: event.version, deleted } }, { upsert: true });
+      } catch (error) {
+        // never an older state over a newer one: a newer version makes the upsert insert a second row, refused
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+    },
+    async isLive(tenant, entity, id) {
+      const found = await orUnavailable(() => known.findOne({ _id: knownId(tenant, entity, id) }));
+      return found !== null && !found.deleted;
+    },
+  };
+}
