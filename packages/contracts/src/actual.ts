@@ -27,7 +27,10 @@ export const ActualFields = Type.Object(actualFields, { additionalProperties: fa
 export type ActualFields = Static<typeof ActualFields>;
 
 /** Worked hours of an employee for a completed shift. */
-export const Actual = Type.Object({ employee_id: BusinessId, business_id: BusinessId, ...actualFields, version: Version }, { additionalProperties: false });
+export const Actual = Type.Object(
+  { employee_id: BusinessId, business_id: BusinessId, ...actualFields, version: Version },
+  { additionalProperties: false },
+);
 export type Actual = Static<typeof Actual>;
 
 /** `actual.created`, `.updated`, `.deleted` on `rm.deployments.<tenant>.actual.*`; entity id `<employee_id>/<actual_id>`. */

@@ -20,3 +20,4 @@ export * from './home-base.js';
 export * from './forecast.js';
 export * from './home-base-references.js';
 export * from './actual.js';
+export * from './deployment.js';

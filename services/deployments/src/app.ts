@@ -1,18 +1,37 @@
-import { defineService } from '@rm/runtime';
+import { defineService, type ServiceContext } from '@rm/runtime';
+import type { Store } from '@rm/store';
+import { committedSpanOf, createDeploymentWriter } from './deployment-writer.js';
 import { ownerConsumers, SERVICE_NAME } from './events.js';
 import { actualRoutes } from './routes/actual.routes.js';
+import { deploymentRoutes } from './routes/deployment.routes.js';
 import { createActualRepository } from './store/actual-repository.js';
+import { createCalendars } from './store/calendars.js';
+import { createDeploymentRepository } from './store/deployment-repository.js';
 import { createKnownResources } from './store/known-resources.js';
+
+/** What the service stores: each collection once, shared by its routes and its consumers. */
+function collections(store: Store) {
+  const deployments = createDeploymentRepository(store);
+  return {
+    deployments,
+    calendars: createCalendars(store, committedSpanOf(deployments)),
+    actuals: createActualRepository(store),
+    known: createKnownResources(store),
+  };
+}
+
+type Context = ServiceContext<ReturnType<typeof collections>, Record<never, never>>;
+const writerOf = ({ collections: { deployments, calendars }, logger }: Context) => createDeploymentWriter(deployments, calendars, logger);
 
 /** The deployments service: what it stores, the routes it serves and the events it consumes; @rm/runtime connects and runs it. */
 export const deploymentsService = defineService({
   name: SERVICE_NAME,
   port: 3004,
-  collections: (store) => ({ actuals: createActualRepository(store), known: createKnownResources(store) }),
-  routes:
-    ({ collections, cursors }) =>
-    async (api) => {
-      await api.register(actualRoutes, { actuals: collections.actuals, known: collections.known, cursors });
-    },
-  consumers: ({ collections }) => ownerConsumers(collections),
+  collections,
+  routes: (context) => async (api) => {
+    const { deployments, actuals, known } = context.collections;
+    await api.register(deploymentRoutes, { deployments, writer: writerOf(context), known, cursors: context.cursors });
+    await api.register(actualRoutes, { actuals, known, cursors: context.cursors });
+  },
+  consumers: (context) => ownerConsumers({ ...context.collections, writer: writerOf(context) }),
 });

@@ -1,29 +1,49 @@
 import { ACTUAL_EVENTS, EMPLOYEE_EVENTS, TRANSPORT_RESOURCE_EVENTS, type EntityEvents } from '@rm/contracts';
 import type { ConsumerDefinition } from '@rm/runtime';
+import { ResourceNotFoundError, type IndexedFilter } from '@rm/store';
+import type { DeploymentWriter } from './deployment-writer.js';
 import type { ActualRepository } from './store/actual-repository.js';
+import type { DeploymentRepository } from './store/deployment-repository.js';
 import type { KnownResources } from './store/known-resources.js';
 
 /**
  * What the deployments service publishes, on its stream `RM_DEPLOYMENTS`:
- * `rm.deployments.<tenant>.actual.<created|updated|deleted>` (ACTUAL_EVENTS).
+ * `rm.deployments.<tenant>.deployment.<created|updated|deleted>` (DEPLOYMENT_EVENTS) and
+ * `rm.deployments.<tenant>.actual.<…>` (ACTUAL_EVENTS).
  */
 export const SERVICE_NAME = ACTUAL_EVENTS.service;
 
 export interface ConsumerParts {
   known: KnownResources;
   actuals: ActualRepository;
+  deployments: DeploymentRepository;
+  writer: DeploymentWriter;
 }
 
 /**
  * What it consumes: the employees' and transport resources' events, to know which exist, and to
- * remove what depends on one that is deleted (our decision, README): an employee's actuals.
+ * remove what depends on one that is deleted (our decision, README): an employee's actuals and
+ * external deployments; a transport resource's external deployments. Planning-bound ones stay (spec:
+ * deployed combinations are not removed).
  */
-export function ownerConsumers({ known, actuals }: ConsumerParts): ConsumerDefinition[] {
+export function ownerConsumers({ known, actuals, deployments, writer }: ConsumerParts): ConsumerDefinition[] {
+  /** Removes the external deployments that match, each through the writer (its calendars follow). */
+  async function removeExternal(tenant: string, where: IndexedFilter): Promise<void> {
+    for (const deployment of await deployments.find({ tenant }, where)) {
+      if (deployment.body.planning_id !== undefined) continue;
+      await writer.remove({ tenant, key: deployment.key }, {}).catch((error: unknown) => {
+        if (!(error instanceof ResourceNotFoundError)) throw error;
+      });
+    }
+  }
   return [
     knownResourceConsumer('deployments-known-employees', EMPLOYEE_EVENTS, known, async (tenant, employeeId) => {
       await actuals.removeMany({ tenant, parent: employeeId });
+      await removeExternal(tenant, { employee_id: employeeId });
     }),
-    knownResourceConsumer('deployments-known-transport-resources', TRANSPORT_RESOURCE_EVENTS, known, async () => undefined),
+    knownResourceConsumer('deployments-known-transport-resources', TRANSPORT_RESOURCE_EVENTS, known, (tenant, id) =>
+      removeExternal(tenant, { transport_resource_ids: id }),
+    ),
   ];
 }
 

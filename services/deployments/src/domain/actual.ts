@@ -17,8 +17,9 @@ function actualViolations({ start, end, work_time }: ActualInput, now: number): 
   const startsAt = Date.parse(start);
   const endsAt = end === undefined ? undefined : Date.parse(end);
   const worked = parseDuration(work_time) ?? 0;
-  if (startsAt > now) violations.push({ field: 'start', message: 'must not be in the future: an actual describes a completed shift' });
-  if (endsAt !== undefined && endsAt > now) violations.push({ field: 'end', message: 'must not be in the future: an actual describes a completed shift' });
+  const future = 'must not be in the future: an actual describes a completed shift';
+  if (startsAt > now) violations.push({ field: 'start', message: future });
+  if (endsAt !== undefined && endsAt > now) violations.push({ field: 'end', message: future });
   if (endsAt !== undefined && endsAt <= startsAt) violations.push({ field: 'end', message: 'must be after start' });
   if (worked <= 0) violations.push({ field: 'work_time', message: 'must be strictly positive' });
   else if (endsAt !== undefined && endsAt > startsAt && worked > endsAt - startsAt) {

@@ -110,7 +110,8 @@ export const actualRoutes: FastifyPluginAsync<ActualRoutesOptions> = async (app,
     { schema: { params: ActualParams, response: { 200: Actual, 400: Problem, 404: Problem } } },
     async (request, reply) => {
       const found = await actuals.get({ ...scopeOf(request), key: request.params.actual_id });
-      if (found === null) throw new NotFound(`actual '${request.params.actual_id}' of employee '${request.params.employee_id}' does not exist`);
+      const { actual_id, employee_id } = request.params;
+      if (found === null) throw new NotFound(`actual '${actual_id}' of employee '${employee_id}' does not exist`);
       return replyRead(reply, { body: toActual(found), version: found.version });
     },
   );

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { DeploymentFields } from '@rm/contracts';
+import { Conflict, type Logger } from '@rm/service-kit';
+import type { IfMatch, Resource, ResourceId, WriteResult } from '@rm/store';
+import { deploymentSpan } from './domain/deployment.js';
+import type { CalendarKey, Calendars, CommittedSpan } from './store/calendars.js';
+import type { DeploymentRepository } from './store/deployment-repository.js';
+
+/**
+ * Writes of external deployments that keep every resource's deployments apart (DESIGN §8), across
+ * the employee and the transport resources one deployment takes, and across replicas. The design
+ * (README "No overlap"): a write first holds a pending entry on the calendar of each resource it
+ * takes, in a fixed order, and only where no other deployment holds an overlapping one (409 naming
+ * it otherwise); then commits the deployment; then, whatever happened, reconciles each calendar it
+ * touched with what is committed. A pending entry left by a crash is reconciled by the next write
+ * that meets it once stale, so a crash never leaves a resource half reserved for good.
+ */
+export interface DeploymentWriter {
+  put(id: ResourceId, fields: DeploymentFields, options: { ifMatch?: IfMatch }): Promise<WriteResult<DeploymentFields>>;
+  remove(id: ResourceId, options: { ifMatch?: IfMatch }): Promise<void>;
+}
+
+/** The calendars of the resources a deployment takes, in the order every write takes them in. */
+export function calendarKeys(tenant: string, deployment: DeploymentFields): CalendarKey[] {
+  const keys: CalendarKey[] = [
+    { tenant, entity: 'employee', id: deployment.employee_id },
+    ...deployment.transport_resource_ids.map((id): CalendarKey => ({ tenant, entity: 'transport-resource', id })),
+  ];
+  return keys.sort((a, b) => `${a.entity}|${a.id}`.localeCompare(`${b.entity}|${b.id}`));
+}
+
+/** What a deployment has committed on a resource: its span if its stored state takes the resource. */
+export function committedSpanOf(deployments: DeploymentRepository): CommittedSpan {
+  return async (key, deployment) => {
+    const found = await deployments.get({ tenant: key.tenant, key: deployment });
+    if (found === null) return undefined;
+    const takes = calendarKeys(key.tenant, found.body).some((taken) => taken.entity === key.entity && taken.id === key.id);
+    return takes ? deploymentSpan(found.body) : undefined;
+  };
+}
+
+export function createDeploymentWriter(deployments: DeploymentRepository, calendars: Calendars, logger: Logger): DeploymentWriter {
+  /** Refuses to change a deployment of a released route (spec rule 9). */
+  function assertExternal(current: Resource<DeploymentFields> | null): void {
+    const planningId = current?.body.planning_id;
+    if (planningId === undefined) return;
+    throw new Conflict(
+      `deployment '${current!.key}' belongs to a released route: it changes only by unreleasing the route with planning_id '${planningId}'`,
+      { planning_id: planningId },
+    );
+  }
+
+  /** Runs `write`, then reconciles every calendar it may have touched with what is committed. */
+  async function reconcileAfter<T>(id: ResourceId, touched: CalendarKey[], writeId: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      for (const key of touched) {
+        // a failure here leaves a pending entry, which the next write that meets it reconciles once stale
+        await calendars.reconcile(key, id.key, writeId).catch((err: unknown) => {
+          logger.warn({ err, key }, 'calendar left to reconcile later');
+        });
+      }
+    }
+  }
+
+  return {
+    async put(id, fields, { ifMatch }) {
+      const current = await deployments.get(id);
+      assertExternal(current);
+      const writeId = randomUUID();
+      const keys = calendarKeys(id.tenant, fields);
+      const touched = unique([...keys, ...(current === null ? [] : calendarKeys(id.tenant, current.body))]);
+      return reconcileAfter(id, touched, writeId, async () => {
+        const span = deploymentSpan(fields);
+        for (const key of keys) {
+          const other = await calendars.hold(key, id.key, writeId, span, { check: true });
+          if (other !== undefined) {
+            const detail = `deployment '${id.key}' would overlap deployment '${other}' of ${key.entity} '${key.id}'`;
+            throw new Conflict(detail, { conflicting_id: other });
+          }
+        }
+        return deployments.put(id, fields, { ...(ifMatch === undefined ? {} : { ifMatch }) });
+      });
+    },
+
+    async remove(id, { ifMatch }) {
+      const current = await deployments.get(id);
+      assertExternal(current);
+      const writeId = randomUUID();
+      const keys = current === null ? [] : calendarKeys(id.tenant, current.body);
+      await reconcileAfter(id, keys, writeId, async () => {
+        // pending entries first, so that a crash after the removal leaves them to be reconciled
+        for (const key of keys) await calendars.hold(key, id.key, writeId, deploymentSpan(current!.body), { check: false });
+        await deployments.remove(id, { ...(ifMatch === undefined ? {} : { ifMatch }) });
+      });
+    },
+  };
+}
+
+function unique(keys: CalendarKey[]): CalendarKey[] {
+  return [...new Map(keys.map((key) => [`${key.entity}|${key.id}`, key])).values()];
+}

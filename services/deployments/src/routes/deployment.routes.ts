@@ -1,0 +1,116 @@
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  DEFAULT_PAGE_SIZE,
+  Deployment,
+  DeploymentBody,
+  DeploymentPage,
+  DeploymentParams,
+  EMPLOYEE_EVENTS,
+  PageQuery,
+  Problem,
+  TRANSPORT_RESOURCE_EVENTS,
+  type DeploymentFields,
+  type DeploymentInput,
+  type DeploymentParams as Params,
+  type PageQuery as Query,
+  type Violation,
+} from '@rm/contracts';
+import {
+  isStringKey,
+  NotFound,
+  paginate,
+  parseIfMatch,
+  replyDeleted,
+  replyRead,
+  replyWritten,
+  resourceUrl,
+  ValidationProblem,
+  type CursorCodec,
+} from '@rm/service-kit';
+import type { Resource } from '@rm/store';
+import type { DeploymentWriter } from '../deployment-writer.js';
+import { decideDeployment } from '../domain/deployment.js';
+import { toDeployment, type DeploymentRepository } from '../store/deployment-repository.js';
+import type { KnownResources } from '../store/known-resources.js';
+
+export interface DeploymentRoutesOptions {
+  deployments: DeploymentRepository;
+  writer: DeploymentWriter;
+  known: KnownResources;
+  cursors: CursorCodec;
+}
+
+const problems = { 400: Problem, 404: Problem, 409: Problem, 412: Problem };
+const itemSchema = { schema: { params: DeploymentParams, response: problems } };
+
+/** `/deployment…` (spec: Deployments, experimental): every deployment is read here; only external ones are written. */
+export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = async (app, { deployments, writer, known, cursors }) => {
+  /** The employee and transport resources a deployment names that are not known here (400 naming each). */
+  async function unknownResources(tenant: string, fields: DeploymentFields): Promise<Violation[]> {
+    const violations: Violation[] = [];
+    if (!(await known.isLive(tenant, EMPLOYEE_EVENTS.entity, fields.employee_id))) {
+      violations.push({ field: 'employee', message: `employee '${fields.employee_id}' does not exist` });
+    }
+    for (const [index, id] of fields.transport_resource_ids.entries()) {
+      if (!(await known.isLive(tenant, TRANSPORT_RESOURCE_EVENTS.entity, id))) {
+        violations.push({ field: `transport_resources[${index}]`, message: `transport resource '${id}' does not exist` });
+      }
+    }
+    return violations;
+  }
+
+  const listSchema = { querystring: PageQuery, response: { 200: DeploymentPage, 400: Problem } };
+  app.get<{ Querystring: Query }>('/deployment', { schema: listSchema }, async (request) => {
+    const { tenant } = request.auth;
+    const page = await paginate({
+      cursor: request.query.cursor,
+      limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
+      codec: cursors,
+      key: (resource: Resource<DeploymentFields>) => resource.key,
+      isKey: isStringKey,
+      scope: `${tenant}:deployments`,
+      fetch: (read) => deployments.list({ tenant }, read),
+    });
+    return { deployments: page.items.map(toDeployment), cursors: page.cursors };
+  });
+
+  app.get<{ Params: Params }>(
+    '/deployment/:id',
+    { schema: { params: DeploymentParams, response: { 200: Deployment, 400: Problem, 404: Problem } } },
+    async (request, reply) => {
+      const found = await deployments.get({ tenant: request.auth.tenant, key: request.params.id });
+      if (found === null) throw new NotFound(`deployment '${request.params.id}' does not exist`);
+      return replyRead(reply, { body: toDeployment(found), version: found.version });
+    },
+  );
+
+  app.put<{ Params: Params; Body: DeploymentInput }>(
+    '/deployment/:id',
+    { schema: { params: DeploymentParams, body: DeploymentBody, response: { 200: Deployment, 201: Deployment, ...problems } } },
+    async (request, reply) => {
+      const decision = decideDeployment(request.body);
+      if (!decision.ok) throw new ValidationProblem(decision.violations);
+      const id = { tenant: request.auth.tenant, key: request.params.id };
+      const unknown = await unknownResources(id.tenant, decision.fields);
+      if (unknown.length > 0) throw new ValidationProblem(unknown);
+      const { resource, created } = await writer.put(id, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
+      // A resource deleted while this was written, after its deployments were removed: this one goes too.
+      const gone = await unknownResources(id.tenant, decision.fields);
+      if (gone.length > 0) {
+        await writer.remove(id, {});
+        throw new ValidationProblem(gone);
+      }
+      return replyWritten(reply, {
+        status: created ? 201 : 200,
+        body: toDeployment(resource),
+        version: resource.version,
+        location: resourceUrl(request, `/deployment/${resource.key}`),
+      });
+    },
+  );
+
+  app.delete<{ Params: Params }>('/deployment/:id', itemSchema, async (request, reply) => {
+    await writer.remove({ tenant: request.auth.tenant, key: request.params.id }, { ifMatch: parseIfMatch(request.headers['if-match']) });
+    return replyDeleted(reply);
+  });
+};
