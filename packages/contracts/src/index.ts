@@ -21,3 +21,4 @@ export * from './forecast.js';
 export * from './home-base-references.js';
 export * from './actual.js';
 export * from './deployment.js';
+export * from './planning.js';

@@ -1,7 +1,7 @@
 import { defineService, type ServiceContext } from '@rm/runtime';
 import type { Store } from '@rm/store';
 import { committedSpanOf, createDeploymentWriter } from './deployment-writer.js';
-import { ownerConsumers, SERVICE_NAME } from './events.js';
+import { ownerConsumers, plannedRouteConsumer, SERVICE_NAME } from './events.js';
 import { actualRoutes } from './routes/actual.routes.js';
 import { deploymentRoutes } from './routes/deployment.routes.js';
 import { createActualRepository } from './store/actual-repository.js';
@@ -21,7 +21,7 @@ function collections(store: Store) {
 }
 
 type Context = ServiceContext<ReturnType<typeof collections>, Record<never, never>>;
-const writerOf = ({ collections: { deployments, calendars }, logger }: Context) => createDeploymentWriter(deployments, calendars, logger);
+const writerOf = ({ collections, logger }: Context) => createDeploymentWriter({ ...collections, logger });
 
 /** The deployments service: what it stores, the routes it serves and the events it consumes; @rm/runtime connects and runs it. */
 export const deploymentsService = defineService({
@@ -30,8 +30,11 @@ export const deploymentsService = defineService({
   collections,
   routes: (context) => async (api) => {
     const { deployments, actuals, known } = context.collections;
-    await api.register(deploymentRoutes, { deployments, writer: writerOf(context), known, cursors: context.cursors });
+    await api.register(deploymentRoutes, { deployments, writer: writerOf(context), cursors: context.cursors });
     await api.register(actualRoutes, { actuals, known, cursors: context.cursors });
   },
-  consumers: (context) => ownerConsumers({ ...context.collections, writer: writerOf(context) }),
+  consumers: (context) => {
+    const parts = { ...context.collections, writer: writerOf(context) };
+    return [...ownerConsumers(parts), plannedRouteConsumer(parts)];
+  },
 });

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { DeploymentFields } from '@rm/contracts';
-import { Conflict, type Logger } from '@rm/service-kit';
+import { EMPLOYEE_EVENTS, TRANSPORT_RESOURCE_EVENTS, type DeploymentFields, type Violation } from '@rm/contracts';
+import { Conflict, ValidationProblem, type Logger } from '@rm/service-kit';
 import type { IfMatch, Resource, ResourceId, WriteResult } from '@rm/store';
 import { deploymentSpan } from './domain/deployment.js';
 import type { CalendarKey, Calendars, CommittedSpan } from './store/calendars.js';
 import type { DeploymentRepository } from './store/deployment-repository.js';
+import type { KnownResources } from './store/known-resources.js';
 
 /**
  * Writes of external deployments that keep every resource's deployments apart (DESIGN §8), across
@@ -16,8 +17,13 @@ import type { DeploymentRepository } from './store/deployment-repository.js';
  * that meets it once stale, so a crash never leaves a resource half reserved for good.
  */
 export interface DeploymentWriter {
+  /** An external deployment: 409 if it overlaps another on a resource, or if it is a released route's. */
   put(id: ResourceId, fields: DeploymentFields, options: { ifMatch?: IfMatch }): Promise<WriteResult<DeploymentFields>>;
+  /** An external deployment (409 for a released route's). */
   remove(id: ResourceId, options: { ifMatch?: IfMatch }): Promise<void>;
+  /** A released route's deployment: the planning platform has decided it, so it is held without a check. */
+  putPlanned(id: ResourceId, fields: DeploymentFields): Promise<void>;
+  removePlanned(id: ResourceId): Promise<void>;
 }
 
 /** The calendars of the resources a deployment takes, in the order every write takes them in. */
@@ -39,7 +45,28 @@ export function committedSpanOf(deployments: DeploymentRepository): CommittedSpa
   };
 }
 
-export function createDeploymentWriter(deployments: DeploymentRepository, calendars: Calendars, logger: Logger): DeploymentWriter {
+export interface DeploymentWriterParts {
+  deployments: DeploymentRepository;
+  calendars: Calendars;
+  known: KnownResources;
+  logger: Logger;
+}
+
+export function createDeploymentWriter({ deployments, calendars, known, logger }: DeploymentWriterParts): DeploymentWriter {
+  /** The employee and transport resources an external deployment names that are not known here (400 naming each). */
+  async function unknownResources(tenant: string, fields: DeploymentFields): Promise<Violation[]> {
+    const violations: Violation[] = [];
+    if (!(await known.isLive(tenant, EMPLOYEE_EVENTS.entity, fields.employee_id))) {
+      violations.push({ field: 'employee', message: `employee '${fields.employee_id}' does not exist` });
+    }
+    for (const [index, id] of fields.transport_resource_ids.entries()) {
+      if (!(await known.isLive(tenant, TRANSPORT_RESOURCE_EVENTS.entity, id))) {
+        violations.push({ field: `transport_resources[${index}]`, message: `transport resource '${id}' does not exist` });
+      }
+    }
+    return violations;
+  }
+
   /** Refuses to change a deployment of a released route (spec rule 9). */
   function assertExternal(current: Resource<DeploymentFields> | null): void {
     const planningId = current?.body.planning_id;
@@ -64,37 +91,54 @@ export function createDeploymentWriter(deployments: DeploymentRepository, calend
     }
   }
 
+  async function write(id: ResourceId, fields: DeploymentFields, options: { ifMatch?: IfMatch; check: boolean }) {
+    const current = await deployments.get(id);
+    if (options.check) {
+      assertExternal(current);
+      const unknown = await unknownResources(id.tenant, fields);
+      if (unknown.length > 0) throw new ValidationProblem(unknown);
+    }
+    const writeId = randomUUID();
+    const keys = calendarKeys(id.tenant, fields);
+    const touched = unique([...keys, ...(current === null ? [] : calendarKeys(id.tenant, current.body))]);
+    return reconcileAfter(id, touched, writeId, async () => {
+      const span = deploymentSpan(fields);
+      for (const key of keys) {
+        const other = await calendars.hold(key, id.key, writeId, span, { check: options.check });
+        if (other !== undefined) {
+          const detail = `deployment '${id.key}' would overlap deployment '${other}' of ${key.entity} '${key.id}'`;
+          throw new Conflict(detail, { conflicting_id: other });
+        }
+      }
+      return deployments.put(id, fields, options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch });
+    });
+  }
+
+  async function erase(id: ResourceId, options: { ifMatch?: IfMatch; external: boolean }): Promise<void> {
+    const current = await deployments.get(id);
+    if (options.external) assertExternal(current);
+    const writeId = randomUUID();
+    const keys = current === null ? [] : calendarKeys(id.tenant, current.body);
+    await reconcileAfter(id, keys, writeId, async () => {
+      // pending entries first, so that a crash after the removal leaves them to be reconciled
+      for (const key of keys) await calendars.hold(key, id.key, writeId, deploymentSpan(current!.body), { check: false });
+      await deployments.remove(id, options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch });
+    });
+  }
+
   return {
     async put(id, fields, { ifMatch }) {
-      const current = await deployments.get(id);
-      assertExternal(current);
-      const writeId = randomUUID();
-      const keys = calendarKeys(id.tenant, fields);
-      const touched = unique([...keys, ...(current === null ? [] : calendarKeys(id.tenant, current.body))]);
-      return reconcileAfter(id, touched, writeId, async () => {
-        const span = deploymentSpan(fields);
-        for (const key of keys) {
-          const other = await calendars.hold(key, id.key, writeId, span, { check: true });
-          if (other !== undefined) {
-            const detail = `deployment '${id.key}' would overlap deployment '${other}' of ${key.entity} '${key.id}'`;
-            throw new Conflict(detail, { conflicting_id: other });
-          }
-        }
-        return deployments.put(id, fields, { ...(ifMatch === undefined ? {} : { ifMatch }) });
-      });
+      const written = await write(id, fields, { ...(ifMatch === undefined ? {} : { ifMatch }), check: true });
+      // A resource deleted while this was written, after its deployments were removed (its event is
+      // recorded first, see KnownResources): this one goes too.
+      const gone = await unknownResources(id.tenant, fields);
+      if (gone.length === 0) return written;
+      await erase(id, { external: true });
+      throw new ValidationProblem(gone);
     },
-
-    async remove(id, { ifMatch }) {
-      const current = await deployments.get(id);
-      assertExternal(current);
-      const writeId = randomUUID();
-      const keys = current === null ? [] : calendarKeys(id.tenant, current.body);
-      await reconcileAfter(id, keys, writeId, async () => {
-        // pending entries first, so that a crash after the removal leaves them to be reconciled
-        for (const key of keys) await calendars.hold(key, id.key, writeId, deploymentSpan(current!.body), { check: false });
-        await deployments.remove(id, { ...(ifMatch === undefined ? {} : { ifMatch }) });
-      });
-    },
+    remove: (id, { ifMatch }) => erase(id, { ...(ifMatch === undefined ? {} : { ifMatch }), external: true }),
+    putPlanned: async (id, fields) => void (await write(id, fields, { check: false })),
+    removePlanned: (id) => erase(id, { external: false }),
   };
 }
 

@@ -1,4 +1,14 @@
-import { ACTUAL_EVENTS, EMPLOYEE_EVENTS, TRANSPORT_RESOURCE_EVENTS, type EntityEvents } from '@rm/contracts';
+import {
+  ACTUAL_EVENTS,
+  EMPLOYEE_EVENTS,
+  PLANNED_ROUTE_EVENTS,
+  toUtcDateTime,
+  TRANSPORT_RESOURCE_EVENTS,
+  type DeploymentFields,
+  type EntityEvents,
+  type PlannedDeployment,
+  type ReleasedRoute,
+} from '@rm/contracts';
 import type { ConsumerDefinition } from '@rm/runtime';
 import { ResourceNotFoundError, type IndexedFilter } from '@rm/store';
 import type { DeploymentWriter } from './deployment-writer.js';
@@ -45,6 +55,37 @@ export function ownerConsumers({ known, actuals, deployments, writer }: Consumer
       removeExternal(tenant, { transport_resource_ids: id }),
     ),
   ];
+}
+
+/**
+ * The planning platform's releases and unreleases (PLANNED_ROUTE_EVENTS): the deployments of a
+ * planning_id become exactly those of its latest release, or none once unreleased. The runner applies
+ * a route's messages in revision order and skips older ones; applying one twice changes nothing.
+ */
+export function plannedRouteConsumer({ deployments, writer }: Pick<ConsumerParts, 'deployments' | 'writer'>): ConsumerDefinition {
+  return {
+    durable: 'deployments-planned-routes',
+    entities: [PLANNED_ROUTE_EVENTS],
+    async handle(event) {
+      const { tenant, entity_id: planningId } = event;
+      const wanted = event.type.endsWith('.deleted') ? [] : (event.data as ReleasedRoute).deployments;
+      const kept = new Set(wanted.map((deployment) => deployment.id));
+      for (const stale of await deployments.find({ tenant }, { planning_id: planningId })) {
+        if (!kept.has(stale.key)) await writer.removePlanned({ tenant, key: stale.key });
+      }
+      for (const deployment of wanted) await writer.putPlanned({ tenant, key: deployment.id }, plannedFields(deployment, planningId));
+    },
+  };
+}
+
+/** A released route's deployment as it is stored: date-times in UTC, bound to its planning_id. */
+function plannedFields({ id: _id, start, end, ...fields }: PlannedDeployment, planningId: string): DeploymentFields {
+  return {
+    ...fields,
+    start: { ...start, at: toUtcDateTime(start.at) },
+    end: { at: toUtcDateTime(end.at) },
+    planning_id: planningId,
+  };
 }
 
 /** Records each event of `entities`; after a delete, removes what depended on the resource. */

@@ -5,15 +5,12 @@ import {
   DeploymentBody,
   DeploymentPage,
   DeploymentParams,
-  EMPLOYEE_EVENTS,
   PageQuery,
   Problem,
-  TRANSPORT_RESOURCE_EVENTS,
   type DeploymentFields,
   type DeploymentInput,
   type DeploymentParams as Params,
   type PageQuery as Query,
-  type Violation,
 } from '@rm/contracts';
 import {
   isStringKey,
@@ -31,12 +28,10 @@ import type { Resource } from '@rm/store';
 import type { DeploymentWriter } from '../deployment-writer.js';
 import { decideDeployment } from '../domain/deployment.js';
 import { toDeployment, type DeploymentRepository } from '../store/deployment-repository.js';
-import type { KnownResources } from '../store/known-resources.js';
 
 export interface DeploymentRoutesOptions {
   deployments: DeploymentRepository;
   writer: DeploymentWriter;
-  known: KnownResources;
   cursors: CursorCodec;
 }
 
@@ -44,21 +39,7 @@ const problems = { 400: Problem, 404: Problem, 409: Problem, 412: Problem };
 const itemSchema = { schema: { params: DeploymentParams, response: problems } };
 
 /** `/deployment…` (spec: Deployments, experimental): every deployment is read here; only external ones are written. */
-export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = async (app, { deployments, writer, known, cursors }) => {
-  /** The employee and transport resources a deployment names that are not known here (400 naming each). */
-  async function unknownResources(tenant: string, fields: DeploymentFields): Promise<Violation[]> {
-    const violations: Violation[] = [];
-    if (!(await known.isLive(tenant, EMPLOYEE_EVENTS.entity, fields.employee_id))) {
-      violations.push({ field: 'employee', message: `employee '${fields.employee_id}' does not exist` });
-    }
-    for (const [index, id] of fields.transport_resource_ids.entries()) {
-      if (!(await known.isLive(tenant, TRANSPORT_RESOURCE_EVENTS.entity, id))) {
-        violations.push({ field: `transport_resources[${index}]`, message: `transport resource '${id}' does not exist` });
-      }
-    }
-    return violations;
-  }
-
+export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = async (app, { deployments, writer, cursors }) => {
   const listSchema = { querystring: PageQuery, response: { 200: DeploymentPage, 400: Problem } };
   app.get<{ Querystring: Query }>('/deployment', { schema: listSchema }, async (request) => {
     const { tenant } = request.auth;
@@ -91,15 +72,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = asy
       const decision = decideDeployment(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const id = { tenant: request.auth.tenant, key: request.params.id };
-      const unknown = await unknownResources(id.tenant, decision.fields);
-      if (unknown.length > 0) throw new ValidationProblem(unknown);
       const { resource, created } = await writer.put(id, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
-      // A resource deleted while this was written, after its deployments were removed: this one goes too.
-      const gone = await unknownResources(id.tenant, decision.fields);
-      if (gone.length > 0) {
-        await writer.remove(id, {});
-        throw new ValidationProblem(gone);
-      }
       return replyWritten(reply, {
         status: created ? 201 : 200,
         body: toDeployment(resource),

@@ -9,9 +9,9 @@ export function createDeploymentRepository(store: Store): DeploymentRepository {
     name: 'deployments',
     events: DEPLOYMENT_EVENTS,
     represent: toDeployment,
-    // what the removals after an employee's or a transport resource's delete look for
-    indexed: (deployment) => ({ employee_id: deployment.employee_id, transport_resource_ids: deployment.transport_resource_ids }),
-    indexes: { employee: ['employee_id'], transport_resources: ['transport_resource_ids'] },
+    // what the removals after an employee's or a transport resource's delete, and a release, look for
+    indexed: ({ employee_id, transport_resource_ids, planning_id }) => ({ employee_id, transport_resource_ids, planning_id: planning_id ?? null }),
+    indexes: { employee: ['employee_id'], transport_resources: ['transport_resource_ids'], planning: ['planning_id'] },
   });
 }
 
