@@ -1,4 +1,5 @@
 import { defineService, type ServiceContext } from '@rm/runtime';
+import { createHomeBaseClaims, homeBaseClaimsConfigSpec } from '@rm/service-kit';
 import type { Store } from '@rm/store';
 import { committedSpanOf, createDeploymentWriter } from './deployment-writer.js';
 import { ownerConsumers, plannedRouteConsumer, SERVICE_NAME } from './events.js';
@@ -20,17 +21,19 @@ function collections(store: Store) {
   };
 }
 
-type Context = ServiceContext<ReturnType<typeof collections>, Record<never, never>>;
+type Context = ServiceContext<ReturnType<typeof collections>, typeof homeBaseClaimsConfigSpec>;
 const writerOf = ({ collections, logger }: Context) => createDeploymentWriter({ ...collections, logger });
 
 /** The deployments service: what it stores, the routes it serves and the events it consumes; @rm/runtime connects and runs it. */
 export const deploymentsService = defineService({
   name: SERVICE_NAME,
   port: 3004,
+  config: homeBaseClaimsConfigSpec,
   collections,
   routes: (context) => async (api) => {
     const { deployments, actuals, known } = context.collections;
-    await api.register(deploymentRoutes, { deployments, writer: writerOf(context), cursors: context.cursors });
+    const homeBases = createHomeBaseClaims({ baseUrl: context.config.HOME_BASES_URL, timeoutMs: context.config.HOME_BASES_TIMEOUT_MS });
+    await api.register(deploymentRoutes, { deployments, writer: writerOf(context), homeBases, cursors: context.cursors });
     await api.register(actualRoutes, { actuals, known, cursors: context.cursors });
   },
   consumers: (context) => {

@@ -12,25 +12,38 @@ import {
   type EventEnvelope,
 } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
+import { homeBasesService } from '@rm/home-bases/service';
 import { startService, type RunningService } from '@rm/runtime';
+import type { homeBaseClaimsConfigSpec } from '@rm/service-kit';
 import {
   connectTestNats,
   startNatsServer,
-  startServiceHarness,
+  startServiceHarnessWithHomeBases,
   uniqueName,
   waitFor,
-  type ServiceHarness,
+  type HarnessWithHomeBases,
   type TestNats,
 } from '@rm/testkit';
 import { deploymentsService } from '../src/app.js';
 
 export const BASE = '/resource-management/v1';
 
-export type DeploymentsHarness = ServiceHarness<RunningService<ReturnType<typeof deploymentsService.collections>, Record<never, never>>>;
+export type DeploymentsHarness = HarnessWithHomeBases<
+  RunningService<ReturnType<typeof deploymentsService.collections>, typeof homeBaseClaimsConfigSpec>,
+  RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>['app']
+>;
 
-/** The deployments service as the runtime runs it in production, over a fresh database of the run's servers. */
+/**
+ * The deployments service as the runtime runs it in production, over a fresh database of the run's
+ * servers, with a home-bases service of its own beside it (where a start location's home base is claimed).
+ */
 export function startDeployments(variables: Record<string, string> = {}): Promise<DeploymentsHarness> {
-  return startServiceHarness('deployments', (env) => startService(deploymentsService, { env, listen: false }), variables);
+  return startServiceHarnessWithHomeBases(
+    'deployments',
+    (env) => startService(deploymentsService, { env, listen: false }),
+    (env) => startService(homeBasesService, { env }),
+    variables,
+  );
 }
 
 export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
@@ -51,7 +64,8 @@ export const HOUR = 3_600_000;
 
 /** A valid employee as its events carry it. */
 export function employeeData(id: string, version: number): Body {
-  return { business_id: id, name: { first_name: 'Ada', last_name: 'Peeters' }, start_location: { name: 'Depot', city: 'Gent', country_code: 'BE' }, version };
+  const start_location = { name: 'Depot', city: 'Gent', country_code: 'BE' };
+  return { business_id: id, name: { first_name: 'Ada', last_name: 'Peeters' }, start_location, version };
 }
 
 /** The envelope of `employee.<action>` at `version`, as the employees service publishes it. */
@@ -140,7 +154,8 @@ export async function startDeploymentsWorld(variables: Record<string, string> = 
   }
 
   async function applied(tenant: string, employeeId: string, version: number): Promise<void> {
-    await waitFor(`employee ${employeeId} at version ${version} applied`, async () => (await appliedVersion(tenant, employeeId)) >= version);
+    const what = `employee ${employeeId} at version ${version} applied`;
+    await waitFor(what, async () => (await appliedVersion(tenant, employeeId)) >= version);
   }
 
   const eventsOf = (tenant: string, entityId?: string) =>

@@ -1,5 +1,6 @@
 import {
   AVAILABILITY_EVENTS,
+  DEPLOYMENT_EVENTS,
   EMPLOYEE_EVENTS,
   entityOfType,
   HOME_BASE_EVENTS,
@@ -21,13 +22,15 @@ import { UNSETTLED_CLAIM_DEADLINE_MS, type ReferenceIndex } from './store/refere
 export const SERVICE_NAME = HOME_BASE_EVENTS.service;
 
 /**
- * What it consumes: the events of every entity that can name a home base, into the reference index
- * that a home-base delete consults. Deployments join when that service exists (issue 10).
+ * What it consumes: the events of every entity that can name a home base (employees, availabilities,
+ * shift schedules, transport resources, deployments' start locations), into the reference index that
+ * a home-base delete consults.
  */
 export function referenceConsumers(references: ReferenceIndex, logger: Logger): ConsumerDefinition[] {
   return [
     referenceConsumer('home-bases-references-employees', [EMPLOYEE_EVENTS, AVAILABILITY_EVENTS, SHIFT_SCHEDULE_EVENTS], references, logger),
     referenceConsumer('home-bases-references-transport-resources', [TRANSPORT_RESOURCE_EVENTS], references, logger),
+    referenceConsumer('home-bases-references-deployments', [DEPLOYMENT_EVENTS], references, logger),
   ];
 }
 

@@ -3,6 +3,7 @@ import {
   DEFAULT_PAGE_SIZE,
   Deployment,
   DeploymentBody,
+  DEPLOYMENT_EVENTS,
   DeploymentPage,
   DeploymentParams,
   PageQuery,
@@ -23,6 +24,7 @@ import {
   resourceUrl,
   ValidationProblem,
   type CursorCodec,
+  type HomeBaseClaims,
 } from '@rm/service-kit';
 import type { Resource } from '@rm/store';
 import type { DeploymentWriter } from '../deployment-writer.js';
@@ -32,6 +34,8 @@ import { toDeployment, type DeploymentRepository } from '../store/deployment-rep
 export interface DeploymentRoutesOptions {
   deployments: DeploymentRepository;
   writer: DeploymentWriter;
+  /** A start location's home base is claimed for the write (HomeBaseClaims). */
+  homeBases: HomeBaseClaims;
   cursors: CursorCodec;
 }
 
@@ -39,7 +43,7 @@ const problems = { 400: Problem, 404: Problem, 409: Problem, 412: Problem };
 const itemSchema = { schema: { params: DeploymentParams, response: problems } };
 
 /** `/deployment…` (spec: Deployments, experimental): every deployment is read here; only external ones are written. */
-export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = async (app, { deployments, writer, cursors }) => {
+export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = async (app, { deployments, writer, homeBases, cursors }) => {
   const listSchema = { querystring: PageQuery, response: { 200: DeploymentPage, 400: Problem } };
   app.get<{ Querystring: Query }>('/deployment', { schema: listSchema }, async (request) => {
     const { tenant } = request.auth;
@@ -72,7 +76,9 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = asy
       const decision = decideDeployment(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const id = { tenant: request.auth.tenant, key: request.params.id };
-      const { resource, created } = await writer.put(id, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
+      const ifMatch = parseIfMatch(request.headers['if-match']);
+      const referrer = { entity: DEPLOYMENT_EVENTS.entity, id: id.key };
+      const { resource, created } = await homeBases.write(request, referrer, decision.fields, () => writer.put(id, decision.fields, { ifMatch }));
       return replyWritten(reply, {
         status: created ? 201 : 200,
         body: toDeployment(resource),
