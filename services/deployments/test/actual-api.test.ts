@@ -47,7 +47,8 @@ function expectProblem(response: LightMyRequestResponse, status: number): Record
 describe('PUT /means/{employee_id}/actual/{actual_id}', () => {
   it('creates the actual: 201 with the representation, version 1, ETag and an absolute Location', async () => {
     const employee = await newEmployee();
-    const response = await alice.put(employee, 'shift-1', actualBody(), { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
+    const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' };
+    const response = await alice.put(employee, 'shift-1', actualBody(), forwarded);
     expect(response.statusCode, response.body).toBe(201);
     expect(json(response)).toEqual(stored(employee, 'shift-1', 1));
     expect(response.headers.etag).toBe('W/"1"');
@@ -74,7 +75,8 @@ describe('PUT /means/{employee_id}/actual/{actual_id}', () => {
     await alice.put(employee, 'a', actualBody());
     const response = await alice.put(employee, 'a', { start: '2024-03-01T08:00:00Z', work_time: 'PT7H30M' });
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ employee_id: employee, business_id: 'a', start: '2024-03-01T08:00:00Z', work_time: 'PT7H30M', version: 2 });
+    const withoutEnd = { start: '2024-03-01T08:00:00Z', work_time: 'PT7H30M' };
+    expect(json(response)).toEqual({ employee_id: employee, business_id: 'a', ...withoutEnd, version: 2 });
   });
 
   it('keeps the version and writes nothing when the body sent back from a GET is unchanged, offsets or field order aside', async () => {

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actualBody, actualClient, json, newTenant, startDeploymentsWorld, stored, type ActualClient, type DeploymentsWorld } from './helpers.js';
+import {
+  actualBody,
+  actualClient,
+  json,
+  newTenant,
+  startDeploymentsWorld,
+  stored,
+  type ActualClient,
+  type DeploymentsWorld,
+} from './helpers.js';
 
 interface Page {
   actuals: { employee_id: string; business_id: string; etag: string; version: number }[];
