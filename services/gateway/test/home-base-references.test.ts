@@ -59,6 +59,13 @@ const scheduleAt = (homeBaseId: string) => ({
   ],
 });
 
+const deploymentAt = (homeBaseId: string, employee: string, truck: string) => ({
+  employee,
+  transport_resources: [truck],
+  start: { at: '2030-03-02T06:00:00Z', location: { home_base: { business_id: homeBaseId } } },
+  end: { at: '2030-03-02T14:00:00Z' },
+});
+
 async function created(method: 'PUT' | 'POST', path: string, body: unknown): Promise<Record<string, unknown>> {
   const answer = await call(method, path, body);
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
@@ -76,7 +83,7 @@ async function settledRefusal(homeBaseId: string): Promise<Record<string, unknow
 }
 
 describe('the delete guard, fed by the other services\' events', () => {
-  it('refuses while an employee, an availability, a shift schedule or a transport resource refers to it, listing them', async () => {
+  it('refuses while an employee, an availability, a shift schedule, a transport resource or a deployment refers to it, listing them', async () => {
     const hb = uniqueName('hb');
     await created('PUT', `/home-base/${hb}`, homeBase());
     const [employee, other, truck] = [uniqueName('e'), uniqueName('e'), uniqueName('t')];
@@ -85,19 +92,23 @@ describe('the delete guard, fed by the other services\' events', () => {
     const availability = await created('POST', `/employee/${other}/availability`, availabilityAt(hb, '2030-03-02T06:00:00Z'));
     const schedule = await created('POST', `/employee/${other}/shift-schedule`, scheduleAt(hb));
     await created('PUT', `/transport-resource/${truck}`, truckAt(hb));
+    // the deployments service learns of the employee and the truck from their events
+    const deployment = uniqueName('d');
+    await waitFor('the deployment', async () => (await call('PUT', `/deployment/${deployment}`, deploymentAt(hb, other, truck))).status === 201);
 
     const refusal = await settledRefusal(hb);
-    expect(refusal).toMatchObject({ status: 409, referrers_total: 4 });
+    expect(refusal).toMatchObject({ status: 409, referrers_total: 5 });
     expect(refusal.detail).toContain(hb);
     expect(refusal.referrers).toEqual([
       { entity: 'availability', id: `${other}/${availability.id}` },
+      { entity: 'deployment', id: deployment },
       { entity: 'employee', id: employee },
       { entity: 'shift-schedule', id: `${other}/${schedule.id}` },
       { entity: 'transport-resource', id: truck },
     ]);
     expect((await call('GET', `/home-base/${hb}`)).status).toBe(200);
 
-    // every reference goes: one moved away, one deleted, two with their employee, one deleted
+    // every reference goes: one moved away; two with their employee, and the deployment after its delete; one deleted
     expect((await call('PUT', `/employee/${employee}`, { name: { first_name: 'Ada', last_name: 'Peeters' }, ...adHoc })).status).toBe(200);
     expect((await call('DELETE', `/employee/${other}`)).status).toBe(204);
     expect((await call('DELETE', `/transport-resource/${truck}`)).status).toBe(204);

@@ -1,4 +1,5 @@
 import { startService } from '@rm/runtime';
+import { deploymentsService } from '@rm/deployments/service';
 import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { transportResourcesService } from '@rm/transport-resources/service';
@@ -27,6 +28,7 @@ const OWNERS: { name: string; upstream: string; start(env: Record<string, string
     upstream: 'UPSTREAM_TRANSPORT_RESOURCES_URL',
     start: (env) => startService(transportResourcesService, { env }),
   },
+  { name: deploymentsService.name, upstream: 'UPSTREAM_DEPLOYMENTS_URL', start: (env) => startService(deploymentsService, { env }) },
 ];
 
 /**

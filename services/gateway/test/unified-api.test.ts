@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestIssuer, testServers } from '@rm/testkit';
 import { createSigningKeyStore } from '../src/store/signing-key-store.js';
-import { AUDIENCE, BASE, createClient, ISSUER, tokenFor, type GatewayHarness } from './helpers.js';
+import { AUDIENCE, BASE, createClient, ISSUER, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
 import { startStack, type Stack } from './stack.js';
 
 const EMPLOYEE = {
@@ -15,18 +15,11 @@ const EMPLOYEE = {
 
 let stack: Stack;
 let gateway: GatewayHarness;
-let silentUpstream: Server;
 let tokenA: string;
 let tokenB: string;
 
 beforeAll(async () => {
-  silentUpstream = createServer(() => undefined);
-  await new Promise<void>((resolve) => silentUpstream.listen(0, '127.0.0.1', resolve));
-  stack = await startStack({
-    // answers nothing: the gateway must give up with a 504
-    UPSTREAM_DEPLOYMENTS_URL: `http://127.0.0.1:${(silentUpstream.address() as AddressInfo).port}`,
-    UPSTREAM_TIMEOUT_MS: '1500',
-  });
+  stack = await startStack();
   gateway = stack.gateway;
   const a = await createClient(gateway.registry);
   const b = await createClient(gateway.registry);
@@ -36,8 +29,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
-  silentUpstream.closeAllConnections();
-  silentUpstream.close();
 });
 
 function call(path: string, token: string | undefined, init: RequestInit = {}): Promise<Response> {
@@ -232,8 +223,7 @@ describe('the unified API', () => {
     expect(Object.keys(document.paths['/home-base/{home_base_id}']!.delete!.responses)).toContain('409');
     // service-to-service routes are nobody's business outside
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/internal'))).toEqual([]);
-    // the silent deployments service has never answered: its paths are left out
-    expect(Object.keys(document.paths).some((path) => path.startsWith('/deployment'))).toBe(false);
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/deployment/{id}', '/means/{employee_id}/actual/{actual_id}']));
   });
 
   it('serves the docs page and its assets itself, so that it works offline', async () => {
@@ -249,10 +239,26 @@ describe('the unified API', () => {
     expect((await gateway.fetch('/docs/nothing.js')).status).toBe(404);
   });
 
-  it('answers 504 when the owner does not answer in time', async () => {
-    const response = await call('/deployment', tokenA);
-    expect(response.status).toBe(504);
-    expect(((await response.json()) as { detail: string }).detail).toContain('deployments');
+  it('answers 504 when the owner does not answer in time, and leaves its paths out of the OpenAPI document', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    // a second replica of the gateway (same keys), whose deployments service answers nothing
+    const replica = await startGateway({
+      MONGO_DB: gateway.variables.MONGO_DB!,
+      UPSTREAM_DEPLOYMENTS_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      UPSTREAM_TIMEOUT_MS: '1500',
+    });
+    try {
+      const response = await replica.fetch(`${BASE}/deployment`, { headers: { Authorization: `Bearer ${tokenA}` } });
+      expect(response.status).toBe(504);
+      expect(((await response.json()) as { detail: string }).detail).toContain('deployments');
+      const document = (await (await replica.fetch(`${BASE}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      expect(Object.keys(document.paths).some((path) => path.startsWith('/deployment'))).toBe(false);
+    } finally {
+      await replica.stop();
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 
   it('answers 503 while the owner is down', async () => {
