@@ -32,7 +32,9 @@ export function calendarKeys(tenant: string, deployment: DeploymentFields): Cale
     { tenant, entity: 'employee', id: deployment.employee_id },
     ...deployment.transport_resource_ids.map((id): CalendarKey => ({ tenant, entity: 'transport-resource', id })),
   ];
-  return keys.sort((a, b) => `${a.entity}|${a.id}`.localeCompare(`${b.entity}|${b.id}`));
+  const order = (key: CalendarKey) => `${key.entity}|${key.id}`;
+  // by code unit, the same on every replica whatever its locale
+  return keys.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
 }
 
 /** What a deployment has committed on a resource: its span if its stored state takes the resource. */
