@@ -34,7 +34,8 @@ export interface CalendarKey {
  * a pending entry on every calendar before it commits, and only if no other deployment holds an
  * overlapping one there; after the commit (or a failure) it reconciles each calendar with what is
  * committed. A pending entry whose write has not reconciled it within STALE_PENDING_MS (its writer
- * crashed) is reconciled by the next write that meets it.
+ * crashed) is reconciled by the next write that meets it; so is a committed entry in the way, which
+ * a later write of its deployment that moved it elsewhere, or a crash, may have left behind.
  */
 export interface Calendars {
   /**
@@ -110,10 +111,20 @@ export function createCalendars(store: Store, committedSpan: CommittedSpan): Cal
 
   return {
     async hold(key, deployment, write, span, { check }) {
+      const conflicts = (entries: Entry[]) => entries.filter((entry) => entry.deployment !== deployment && overlaps(entry, span));
       return update<string>(key, async (stored) => {
-        const entries = await withoutStale(key, stored);
-        const conflict = check ? entries.find((entry) => entry.deployment !== deployment && overlaps(entry, span)) : undefined;
-        if (conflict !== undefined) return { result: conflict.deployment };
+        let entries = await withoutStale(key, stored);
+        if (check) {
+          // A committed entry is what its deployment had committed when it was reconciled; a later write
+          // of it that moved it elsewhere (or a crash, or its delete) may have left it behind. One in the
+          // way is checked against what the deployment has committed now; pending entries are writes
+          // under way, and hold.
+          for (const entry of conflicts(entries)) {
+            if (entry.write === undefined) entries = await reconciled(key, entries, entry.deployment, undefined);
+          }
+          const [conflict] = conflicts(entries);
+          if (conflict !== undefined) return { result: conflict.deployment };
+        }
         return { entries: [...entries, { deployment, write, since: new Date(), ...span }] };
       });
     },
