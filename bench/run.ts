@@ -4,6 +4,7 @@
 import { cpus } from 'node:os';
 import { describeServers, startRunServers } from '@rm/testkit';
 import { availabilityBench } from './availability.bench.ts';
+import { deploymentsBench } from './deployments.bench.ts';
 import { eventPathBench } from './event-path.bench.ts';
 import { gatewayBench } from './gateway.bench.ts';
 import { httpBench } from './http.bench.ts';
@@ -11,7 +12,7 @@ import { openBenchContext, type Bench } from './lib/bench.ts';
 import { msSince } from './lib/stats.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, availabilityBench, gatewayBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, availabilityBench, gatewayBench, deploymentsBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));

@@ -57,14 +57,14 @@ export interface DeploymentWriterParts {
 export function createDeploymentWriter({ deployments, calendars, known, logger }: DeploymentWriterParts): DeploymentWriter {
   /** The employee and transport resources an external deployment names that are not known here (400 naming each). */
   async function unknownResources(tenant: string, fields: DeploymentFields): Promise<Violation[]> {
+    const [employee, trucks] = await Promise.all([
+      known.missing(tenant, EMPLOYEE_EVENTS.entity, [fields.employee_id]),
+      known.missing(tenant, TRANSPORT_RESOURCE_EVENTS.entity, fields.transport_resource_ids),
+    ]);
     const violations: Violation[] = [];
-    if (!(await known.isLive(tenant, EMPLOYEE_EVENTS.entity, fields.employee_id))) {
-      violations.push({ field: 'employee', message: `employee '${fields.employee_id}' does not exist` });
-    }
+    if (employee.size > 0) violations.push({ field: 'employee', message: `employee '${fields.employee_id}' does not exist` });
     for (const [index, id] of fields.transport_resource_ids.entries()) {
-      if (!(await known.isLive(tenant, TRANSPORT_RESOURCE_EVENTS.entity, id))) {
-        violations.push({ field: `transport_resources[${index}]`, message: `transport resource '${id}' does not exist` });
-      }
+      if (trucks.has(id)) violations.push({ field: `transport_resources[${index}]`, message: `transport resource '${id}' does not exist` });
     }
     return violations;
   }
