@@ -33,7 +33,8 @@ interface Answer {
 async function call(method: string, path: string, body?: unknown): Promise<Answer> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await stack.gateway.fetch(`${BASE}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const init = { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+  const response = await stack.gateway.fetch(`${BASE}${path}`, init);
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
 }
@@ -54,7 +55,13 @@ const scheduleAt = (homeBaseId: string) => ({
   templates: [
     {
       index: 1,
-      shifts: [{ start: { earliest: { day: 'MONDAY', time: '06:00' } }, duration: { at_most: 'PT8H' }, start_location: { home_base: { business_id: homeBaseId } } }],
+      shifts: [
+        {
+          start: { earliest: { day: 'MONDAY', time: '06:00' } },
+          duration: { at_most: 'PT8H' },
+          start_location: { home_base: { business_id: homeBaseId } },
+        },
+      ],
     },
   ],
 });
@@ -83,7 +90,7 @@ async function settledRefusal(homeBaseId: string): Promise<Record<string, unknow
 }
 
 describe('the delete guard, fed by the other services\' events', () => {
-  it('refuses while an employee, an availability, a shift schedule, a transport resource or a deployment refers to it, listing them', async () => {
+  it('refuses while an employee, availability, shift schedule, transport resource or deployment refers to it, listing them', async () => {
     const hb = uniqueName('hb');
     await created('PUT', `/home-base/${hb}`, homeBase());
     const [employee, other, truck] = [uniqueName('e'), uniqueName('e'), uniqueName('t')];
@@ -94,7 +101,8 @@ describe('the delete guard, fed by the other services\' events', () => {
     await created('PUT', `/transport-resource/${truck}`, truckAt(hb));
     // the deployments service learns of the employee and the truck from their events
     const deployment = uniqueName('d');
-    await waitFor('the deployment', async () => (await call('PUT', `/deployment/${deployment}`, deploymentAt(hb, other, truck))).status === 201);
+    const putDeployment = () => call('PUT', `/deployment/${deployment}`, deploymentAt(hb, other, truck));
+    await waitFor('the deployment', async () => (await putDeployment()).status === 201);
 
     const refusal = await settledRefusal(hb);
     expect(refusal).toMatchObject({ status: 409, referrers_total: 5 });
@@ -210,7 +218,7 @@ describe('a home-base change (spec rule 8)', () => {
     await employeeEvents?.close();
   });
 
-  it('is published with the new address, and reaches the copies of availabilities that have not started; past ones keep theirs', async () => {
+  it('is published with the new address, and reaches the copies of availabilities not yet started; past ones keep theirs', async () => {
     const hb = uniqueName('hb');
     await created('PUT', `/home-base/${hb}`, homeBase('Gent'));
     const employee = uniqueName('e');
@@ -221,7 +229,8 @@ describe('a home-base change (spec rule 8)', () => {
     expect(moved.status).toBe(200);
 
     const ofHomeBase = () => homeBaseEvents.received.map(({ event }) => event).filter((event) => event.entity_id === hb);
-    const ofEmployee = () => employeeEvents.received.map(({ event }) => event).filter((event) => event.entity_id.startsWith(`${employee}/`));
+    const ofEmployee = () =>
+      employeeEvents.received.map(({ event }) => event).filter((event) => event.entity_id.startsWith(`${employee}/`));
     await waitFor('the events', async () => ofHomeBase().length >= 2 && ofEmployee().length >= 2);
     const update = ofHomeBase().find((event) => event.type === 'home-base.updated');
     expect(update).toMatchObject({ tenant, version: 2, data: { business_id: hb, address: address('Antwerpen'), version: 2 } });
