@@ -1,0 +1,698 @@
+import { holds, type FrozenCombination } from './deployed.js';
+import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
+import { hull, overlaps, type Interval } from './interval.js';
+import { Timeline } from './timeline.js';
+import { bestPacking } from './packing.js';
+import { compareFits, compareIds, compareNumbers, comparePriority, compareRanks, fitOf, rankOf, type Fit } from './preferences.js';
+import type { AvailableEmployee } from './snapshot.js';
+
+/** A ResourceCombination the matcher may still change: an availability paired with one transport resource. */
+export interface Combination {
+  readonly availabilityId: string;
+  readonly employeeId: string;
+  readonly transportResourceId: string;
+}
+
+/**
+ * What one operation did to the combinations, netted over the operation, for the service to persist and
+ * publish. `deleted` and `deployed` carry the combination as it was; `deployed` means a planning-bound
+ * deployment now holds it on the same transport resource, so it lives on as a frozen combination.
+ */
+export type CombinationChange =
+  | { readonly kind: 'created'; readonly combination: Combination }
+  | { readonly kind: 'moved'; readonly combination: Combination; readonly from: string }
+  | { readonly kind: 'deleted'; readonly combination: Combination }
+  | { readonly kind: 'deployed'; readonly combination: Combination };
+
+/** Everything one tenant's matching holds: what a replica rebuilds from, and what the checks below read. */
+export interface MatchingState {
+  readonly snapshots: readonly AvailableEmployee[];
+  readonly resources: readonly TransportResourceView[];
+  readonly frozen: readonly FrozenCombination[];
+  readonly combinations: readonly Combination[];
+}
+
+/** Bounds that keep one operation's work small whatever the tenant's size. */
+export interface MatcherLimits {
+  /** Most other shifts an augmenting path moves. */
+  readonly augmentDepth: number;
+  /** Most (shift, resource) pairs one augmenting-path search looks at. */
+  readonly augmentNodes: number;
+  /** Most waiting shifts re-tried, and most placed shifts moved, when a transport resource gains room. */
+  readonly retriesPerFreedResource: number;
+  /** Most transport resources refilled after one operation. */
+  readonly freedResourcesPerChange: number;
+}
+
+export const DEFAULT_LIMITS: MatcherLimits = {
+  augmentDepth: 3,
+  augmentNodes: 2000,
+  retriesPerFreedResource: 16,
+  freedResourcesPerChange: 64,
+};
+
+/** One tenant's incremental matcher: each operation re-evaluates only what it touches and returns what changed. */
+export interface Matcher {
+  upsertSnapshot(snapshot: AvailableEmployee): CombinationChange[];
+  removeSnapshot(availabilityId: string): CombinationChange[];
+  /** A new or changed transport resource, its unavailabilities included (rule 6). */
+  upsertResource(resource: TransportResourceView): CombinationChange[];
+  removeResource(transportResourceId: string): CombinationChange[];
+  upsertFrozen(frozen: FrozenCombination): CombinationChange[];
+  removeFrozen(frozenId: string): CombinationChange[];
+  /** Replaces every frozen combination at once. */
+  setFrozen(frozen: readonly FrozenCombination[]): CombinationChange[];
+  /**
+   * Loads a stored state into an empty matcher (a replica taking over a tenant): stored combinations that
+   * are still feasible are kept, the others deleted, and the shifts left waiting are matched.
+   */
+  restore(state: MatchingState): CombinationChange[];
+  combinationOf(availabilityId: string): Combination | undefined;
+  state(): MatchingState;
+}
+
+export function createMatcher(limits: Partial<MatcherLimits> = {}): Matcher {
+  return new IncrementalMatcher({ ...DEFAULT_LIMITS, ...limits });
+}
+
+const resourceKey = (id: string) => `resource:${id}`;
+
+/**
+ * Shifts and transport resources meet under keys: a home base, an ad-hoc location name, or (for a
+ * journey) a transport resource id. Keys split a tenant into independent parts, so that a change
+ * looks only at its own part.
+ */
+function shiftKeys(shift: AvailableEmployee): string[] {
+  const { location } = shift;
+  switch (location.kind) {
+    case 'home-base':
+      return [`home-base:${location.id}`];
+    case 'ad-hoc':
+      return [`ad-hoc:${location.name}`];
+    case 'journey':
+      return location.transportResourceIds.map(resourceKey);
+    case 'none':
+      return [];
+  }
+}
+
+function resourceKeys(resource: TransportResourceView): string[] {
+  const { location } = resource;
+  const own = resourceKey(resource.id);
+  if (location.kind === 'home-base') return [`home-base:${location.id}`, own];
+  if (location.kind === 'ad-hoc') return [`ad-hoc:${location.name}`, own];
+  return [own];
+}
+
+function addTo<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  const values = index.get(key);
+  if (values === undefined) index.set(key, new Set([value]));
+  else values.add(value);
+}
+
+function removeFrom<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  const values = index.get(key);
+  if (values === undefined) return;
+  values.delete(value);
+  if (values.size === 0) index.delete(key);
+}
+
+/** A tentative step of an augmenting path: a shift moves to a resource, or, without one, gives way. */
+interface Move {
+  readonly shift: AvailableEmployee;
+  readonly to?: string;
+}
+
+const movers = (path: readonly Move[]) => path.filter((move) => move.to !== undefined).length;
+const evictions = (path: readonly Move[]) => path.length - movers(path);
+
+/** Room that opened on a transport resource: over `interval`, or anywhere when it is absent. */
+interface Freed {
+  readonly resourceId: string;
+  readonly interval?: Interval;
+}
+
+class IncrementalMatcher implements Matcher {
+  private readonly shifts = new Map<string, AvailableEmployee>();
+  private readonly resources = new Map<string, TransportResourceView>();
+  private readonly frozen = new Map<string, FrozenCombination>();
+  /** availability id → transport resource id. */
+  private readonly assigned = new Map<string, string>();
+  private readonly onResource = new Map<string, Timeline>();
+  private readonly frozenOnResource = new Map<string, Set<string>>();
+  private readonly frozenOfEmployee = new Map<string, Set<string>>();
+  private readonly shiftsOfEmployee = new Map<string, Set<string>>();
+  private readonly shiftsByKey = new Map<string, Set<string>>();
+  private readonly resourcesByKey = new Map<string, Set<string>>();
+  /** Shifts the matcher may place but has not: a subset of shiftsByKey. */
+  private readonly waitingByKey = new Map<string, Set<string>>();
+  private readonly linkedTo = new Map<string, Set<string>>();
+
+  /** Per operation: each touched availability's combination before it, to net the changes. */
+  private readonly before = new Map<string, Combination | undefined>();
+  private readonly toPlace = { mandatory: [] as string[], optional: [] as string[] };
+  private readonly freed: Freed[] = [];
+
+  constructor(private readonly limits: MatcherLimits) {}
+
+  upsertSnapshot(shift: AvailableEmployee): CombinationChange[] {
+    return this.operation(() => {
+      const previous = this.shifts.get(shift.availabilityId);
+      const current = this.assigned.get(shift.availabilityId);
+      // the pair is taken apart and put back when it still fits, so that the resource's timeline holds the new window
+      if (previous !== undefined && current !== undefined) this.unassign(previous);
+      if (previous !== undefined) this.unindexShift(previous);
+      this.shifts.set(shift.availabilityId, shift);
+      this.indexShift(shift);
+      if (current === undefined || this.isDeployed(shift) || !this.isFree(shift, this.resourceById(current))) return this.enqueue(shift);
+      this.assign(shift, current);
+      this.moveIfBetter(shift, current);
+    });
+  }
+
+  removeSnapshot(availabilityId: string): CombinationChange[] {
+    return this.operation(() => {
+      const shift = this.shifts.get(availabilityId);
+      if (shift === undefined) return;
+      if (this.assigned.has(availabilityId)) this.unassign(shift);
+      this.unindexShift(shift);
+      this.shifts.delete(availabilityId);
+    });
+  }
+
+  upsertResource(resource: TransportResourceView): CombinationChange[] {
+    return this.operation(() => {
+      const previous = this.resources.get(resource.id);
+      if (previous !== undefined) this.unindexResource(previous);
+      this.resources.set(resource.id, resource);
+      this.indexResource(resource);
+      // rule 6 and every other rule of the pair: what no longer fits loses its combination and is matched again
+      for (const shift of this.shiftsOn(resource.id)) {
+        if (canCombine(shift, resource)) continue;
+        this.unassign(shift);
+        this.enqueue(shift);
+      }
+      // a dearer resource may lose its shifts to cheaper free ones
+      for (const shift of this.shiftsOn(resource.id)) this.moveIfBetter(shift, resource.id);
+      this.freed.push({ resourceId: resource.id });
+    });
+  }
+
+  removeResource(transportResourceId: string): CombinationChange[] {
+    return this.operation(() => {
+      const resource = this.resources.get(transportResourceId);
+      if (resource === undefined) return;
+      const held = this.shiftsOn(transportResourceId);
+      for (const shift of held) this.unassign(shift);
+      this.unindexResource(resource);
+      this.resources.delete(transportResourceId);
+      for (const shift of held) this.enqueue(shift);
+    });
+  }
+
+  upsertFrozen(frozen: FrozenCombination): CombinationChange[] {
+    return this.operation(() => this.replaceFrozen(this.frozen.get(frozen.id), frozen));
+  }
+
+  removeFrozen(frozenId: string): CombinationChange[] {
+    return this.operation(() => this.replaceFrozen(this.frozen.get(frozenId), undefined));
+  }
+
+  setFrozen(all: readonly FrozenCombination[]): CombinationChange[] {
+    return this.operation(() => {
+      const kept = new Set(all.map((frozen) => frozen.id));
+      for (const frozen of [...this.frozen.values()]) if (!kept.has(frozen.id)) this.replaceFrozen(frozen, undefined);
+      for (const frozen of all) if (this.frozen.get(frozen.id) !== frozen) this.replaceFrozen(this.frozen.get(frozen.id), frozen);
+    });
+  }
+
+  restore(state: MatchingState): CombinationChange[] {
+    return this.operation(() => {
+      for (const resource of state.resources) {
+        this.resources.set(resource.id, resource);
+        this.indexResource(resource);
+      }
+      for (const frozen of state.frozen) this.indexFrozen(frozen);
+      for (const shift of state.snapshots) {
+        this.shifts.set(shift.availabilityId, shift);
+        this.indexShift(shift);
+      }
+      for (const combination of state.combinations) {
+        this.before.set(combination.availabilityId, combination);
+        const shift = this.shifts.get(combination.availabilityId);
+        const resourceId = combination.transportResourceId;
+        if (shift === undefined || this.assigned.has(shift.availabilityId) || this.isDeployed(shift)) continue;
+        const resource = this.resources.get(resourceId);
+        if (resource !== undefined && this.isFree(shift, resource)) this.assign(shift, resourceId);
+      }
+      for (const shift of [...this.shifts.values()].sort(comparePriority)) this.enqueue(shift);
+    });
+  }
+
+  combinationOf(availabilityId: string): Combination | undefined {
+    const transportResourceId = this.assigned.get(availabilityId);
+    const shift = this.shifts.get(availabilityId);
+    if (transportResourceId === undefined || shift === undefined) return undefined;
+    return { availabilityId, employeeId: shift.employeeId, transportResourceId };
+  }
+
+  state(): MatchingState {
+    return {
+      snapshots: [...this.shifts.values()],
+      resources: [...this.resources.values()],
+      frozen: [...this.frozen.values()],
+      combinations: [...this.assigned.keys()].flatMap((id) => this.combinationOf(id) ?? []),
+    };
+  }
+
+  /** Runs one change, lets its consequences settle within the limits, and nets what changed. */
+  private operation(change: () => void): CombinationChange[] {
+    change();
+    this.settle();
+    return this.changes();
+  }
+
+  private settle(): void {
+    let refills = 0;
+    for (;;) {
+      const next = this.toPlace.mandatory.shift() ?? this.toPlace.optional.shift();
+      if (next !== undefined) {
+        const shift = this.shifts.get(next);
+        if (shift !== undefined && this.isWaiting(shift)) this.place(shift);
+        continue;
+      }
+      const freed = this.freed.shift();
+      if (freed === undefined || refills++ >= this.limits.freedResourcesPerChange) break;
+      this.refill(freed);
+    }
+    this.freed.length = 0;
+  }
+
+  private changes(): CombinationChange[] {
+    const changes: CombinationChange[] = [];
+    for (const [availabilityId, was] of this.before) {
+      const now = this.combinationOf(availabilityId);
+      if (was?.transportResourceId === now?.transportResourceId) continue;
+      if (was === undefined) changes.push({ kind: 'created', combination: now as Combination });
+      else if (now !== undefined) changes.push({ kind: 'moved', combination: now, from: was.transportResourceId });
+      else changes.push({ kind: this.deployedOn(availabilityId, was.transportResourceId) ? 'deployed' : 'deleted', combination: was });
+    }
+    this.before.clear();
+    return changes;
+  }
+
+  /**
+   * A waiting shift: the best free resource; else an augmenting path that moves others to make room;
+   * else, for a mandatory shift, one on which optional shifts give way; else a resource packed anew.
+   */
+  private place(shift: AvailableEmployee): void {
+    const candidates = this.candidates(shift);
+    if (candidates.length === 0) return;
+    const best = this.bestFree(shift, candidates);
+    if (best !== undefined) return this.assign(shift, best.resource.id);
+    const path = this.augmentingPath(shift, candidates, false);
+    if (path !== undefined) return this.apply(path);
+    const evicting = shift.mandatory ? this.augmentingPath(shift, candidates, true) : undefined;
+    if (evicting !== undefined) return this.apply(evicting);
+    this.repack(shift, candidates);
+  }
+
+  /**
+   * Breadth first, so that the path moving the fewest others wins. The one shift in a mover's way moves
+   * on in turn; several in its way must each find room at once, one step away. With `evict` (a mandatory
+   * shift's last resort: most mandatory matched comes first), optional shifts in the way give way
+   * instead, the fewest at each step, and only mandatory ones move on.
+   */
+  private augmentingPath(start: AvailableEmployee, startCandidates: readonly TransportResourceView[], evict: boolean): Move[] | undefined {
+    const visited = new Set([start.availabilityId]);
+    const queue: { mover: AvailableEmployee; moves: Move[] }[] = [{ mover: start, moves: [] }];
+    const search = { budget: this.limits.augmentNodes, evict };
+    for (let head = 0; head < queue.length && search.budget > 0; head++) {
+      const { mover, moves } = queue[head] as (typeof queue)[number];
+      let leastEvicting: Move[] | undefined;
+      for (const resource of head === 0 ? startCandidates : this.candidates(mover)) {
+        if (--search.budget < 0) break;
+        if (resource.id === this.assigned.get(mover.availabilityId)) continue;
+        const step = this.stepOnto(resource.id, mover, moves, evict);
+        const blocker = step.mustMove[0];
+        if (step.mustMove.length === 1 && blocker !== undefined) {
+          if (movers(step.path) > this.limits.augmentDepth || visited.has(blocker.availabilityId)) continue;
+          visited.add(blocker.availabilityId);
+          queue.push({ mover: blocker, moves: step.path });
+          continue;
+        }
+        const path = step.mustMove.length === 0 ? step.path : this.relocateAll(step.mustMove, step.path, search);
+        if (path === undefined) continue;
+        if (evictions(path) === evictions(moves)) return path;
+        if (leastEvicting === undefined || evictions(path) < evictions(leastEvicting)) leastEvicting = path;
+      }
+      if (leastEvicting !== undefined) return leastEvicting;
+    }
+    return undefined;
+  }
+
+  /** The mover takes the resource: optional shifts in its way give way when evicting; the others must move on. */
+  private stepOnto(resourceId: string, mover: AvailableEmployee, moves: readonly Move[], evict: boolean) {
+    const blocking = this.occupants(resourceId, mover, moves);
+    const evicted = evict ? blocking.filter((other) => !other.mandatory) : [];
+    const mustMove = evict ? blocking.filter((other) => other.mandatory) : blocking;
+    return { mustMove, path: [...moves, ...evicted.map((shift): Move => ({ shift })), { shift: mover, to: resourceId }] };
+  }
+
+  /** Each shift finds room one step away, free if it can, else (when evicting) where only optional shifts give way. */
+  private relocateAll(shifts: readonly AvailableEmployee[], path: Move[], search: { budget: number; evict: boolean }): Move[] | undefined {
+    // a shift that already moved on this path stays where the path puts it
+    if (shifts.some((shift) => path.some((move) => move.shift === shift))) return undefined;
+    let extended = path;
+    for (const shift of shifts) {
+      const from = this.assigned.get(shift.availabilityId);
+      let found: Move[] | undefined;
+      for (const resource of this.candidates(shift)) {
+        if (--search.budget < 0) return undefined;
+        if (resource.id === from) continue;
+        const step = this.stepOnto(resource.id, shift, extended, search.evict);
+        if (step.mustMove.length > 0 || (found !== undefined && evictions(step.path) >= evictions(found))) continue;
+        found = step.path;
+        if (evictions(found) === evictions(extended)) break;
+      }
+      if (found === undefined) return undefined;
+      extended = found;
+    }
+    return extended;
+  }
+
+  /** Shifts that give way look for room elsewhere afterwards. */
+  private apply(path: readonly Move[]): void {
+    for (const { shift } of path) if (this.assigned.has(shift.availabilityId)) this.unassign(shift);
+    for (const { shift, to } of path) if (to !== undefined) this.assign(shift, to);
+    for (const { shift, to } of path) if (to === undefined) this.enqueue(shift);
+  }
+
+  /**
+   * The last resort: the part of a resource that the shift needs is packed anew from the shifts in it
+   * and the waiting ones around it, and taken when that beats what is there (more mandatory, or as many
+   * and more matched); the shifts left out look for room elsewhere.
+   */
+  private repack(shift: AvailableEmployee, candidates: readonly TransportResourceView[]): void {
+    for (const resource of candidates) {
+      const blocking = this.occupants(resource.id, shift);
+      const region = blocking.reduce((span, other) => hull(span, other.window), shift.window);
+      const fitsAmongTheRest = (other: AvailableEmployee) =>
+        canCombine(other, resource) &&
+        !this.frozenBlocks(other, resource.id) &&
+        this.occupants(resource.id, other).every((occupant) => blocking.includes(occupant));
+      const pool = new Set([shift, ...blocking, ...this.waitingFor(resource, region).filter(fitsAmongTheRest)]);
+      const chosen = bestPacking([...pool]);
+      const mandatory = (shifts: readonly AvailableEmployee[]) => shifts.filter((one) => one.mandatory).length;
+      const gain = compareNumbers(mandatory(chosen), mandatory(blocking)) || compareNumbers(chosen.length, blocking.length);
+      if (gain <= 0) continue;
+      const leaving = blocking.filter((other) => !chosen.includes(other)).map((other): Move => ({ shift: other }));
+      const coming = chosen.filter((other) => !blocking.includes(other)).map((other): Move => ({ shift: other, to: resource.id }));
+      return this.apply([...leaving, ...coming]);
+    }
+  }
+
+  /** Waiting shifts that could use the resource, overlapping the interval if one is given, in priority order, bounded. */
+  private waitingFor(resource: TransportResourceView, interval?: Interval): AvailableEmployee[] {
+    return resourceKeys(resource)
+      .flatMap((key) => [...(this.waitingByKey.get(key) ?? [])])
+      .map((id) => this.shiftById(id))
+      .filter((shift) => interval === undefined || overlaps(shift.window, interval))
+      .sort(comparePriority)
+      .slice(0, this.limits.retriesPerFreedResource);
+  }
+
+  /**
+   * Room opened on a resource: the waiting shifts around it are tried again, most important first; then
+   * placed shifts that would be better off on it (their linked resource, or a cheaper one) move there.
+   */
+  private refill({ resourceId, interval }: Freed): void {
+    const resource = this.resources.get(resourceId);
+    if (resource === undefined) return;
+    const inRange = (shift: AvailableEmployee) => interval === undefined || overlaps(shift.window, interval);
+    for (const shift of this.waitingAround(resource, interval)) if (this.isWaiting(shift)) this.place(shift);
+    let moves = 0;
+    for (const shift of this.betterOn(resource, inRange)) {
+      if (moves >= this.limits.retriesPerFreedResource) break;
+      if (!this.assigned.has(shift.availabilityId) || !this.isFree(shift, resource)) continue;
+      this.unassign(shift);
+      this.assign(shift, resourceId);
+      moves++;
+    }
+  }
+
+  /**
+   * The waiting shifts that the room may help, in priority order, bounded: those that could use the
+   * resource, and those waiting behind a placed shift that could move to it (an augmenting path, found
+   * from its far end: it reaches across places through shifts on a journey).
+   */
+  private waitingAround(resource: TransportResourceView, interval: Interval | undefined): AvailableEmployee[] {
+    // key → the span over which its waiting shifts count (undefined: all of them)
+    const spans = new Map<string, Interval | undefined>();
+    const widen = (key: string, span: Interval | undefined) => {
+      const known = spans.get(key);
+      if (!spans.has(key)) spans.set(key, span);
+      else if (known !== undefined) spans.set(key, span === undefined ? undefined : hull(known, span));
+    };
+    const behind = (placed: AvailableEmployee) => {
+      const current = this.assigned.get(placed.availabilityId);
+      if (current === undefined || current === resource.id) return;
+      for (const key of resourceKeys(this.resourceById(current))) widen(key, placed.window);
+    };
+    for (const key of resourceKeys(resource)) {
+      widen(key, interval);
+      if (key === resourceKey(resource.id)) {
+        for (const id of this.shiftsByKey.get(key) ?? []) {
+          const placed = this.shiftById(id);
+          if (interval === undefined || overlaps(placed.window, interval)) behind(placed);
+        }
+        continue;
+      }
+      // the other resources of the place: whatever waits for them may gain when one of their shifts moves here
+      for (const otherId of this.resourcesByKey.get(key) ?? []) {
+        if (interval === undefined) for (const behindKey of resourceKeys(this.resourceById(otherId))) widen(behindKey, undefined);
+        else for (const placed of this.onResource.get(otherId)?.overlapping(interval) ?? []) behind(placed);
+      }
+    }
+    const found = new Set<AvailableEmployee>();
+    for (const [key, span] of spans) {
+      for (const id of this.waitingByKey.get(key) ?? []) {
+        const shift = this.shiftById(id);
+        if (span === undefined || overlaps(shift.window, span)) found.add(shift);
+      }
+    }
+    return [...found].sort(comparePriority).slice(0, this.limits.retriesPerFreedResource);
+  }
+
+  /** Placed shifts that would rank the resource better than their own: linked to it, or on a dearer resource of its place. */
+  private betterOn(resource: TransportResourceView, inRange: (shift: AvailableEmployee) => boolean): AvailableEmployee[] {
+    const found = new Set<AvailableEmployee>();
+    const consider = (shift: AvailableEmployee) => {
+      const current = this.assigned.get(shift.availabilityId);
+      if (current === undefined || current === resource.id || !inRange(shift)) return;
+      if (compareRanks(rankOf(shift, resource), rankOf(shift, this.resourceById(current))) < 0) found.add(shift);
+    };
+    for (const id of this.linkedTo.get(resource.id) ?? []) consider(this.shiftById(id));
+    const cost = combinationCost(resource);
+    for (const key of resourceKeys(resource)) {
+      for (const otherId of this.resourcesByKey.get(key) ?? []) {
+        if (combinationCost(this.resourceById(otherId)) > cost) for (const shift of this.shiftsOn(otherId)) consider(shift);
+      }
+    }
+    return [...found].sort(comparePriority);
+  }
+
+  /** Fewest changes ranks last in the objective: a placed shift moves only to a free resource it ranks better. */
+  private moveIfBetter(shift: AvailableEmployee, currentId: string): void {
+    const best = this.bestFree(shift, this.candidates(shift));
+    const current = this.resourceById(currentId);
+    if (best === undefined || compareRanks(best, rankOf(shift, current)) >= 0) return;
+    this.unassign(shift);
+    this.assign(shift, best.resource.id);
+  }
+
+  /** Resources the shift may be paired with on their own and that no frozen combination takes during its window; linked and cheap first. */
+  private candidates(shift: AvailableEmployee): TransportResourceView[] {
+    const found: TransportResourceView[] = [];
+    for (const key of shiftKeys(shift)) {
+      for (const id of this.resourcesByKey.get(key) ?? []) {
+        const resource = this.resourceById(id);
+        if (canCombine(shift, resource) && !this.frozenBlocks(shift, id)) found.push(resource);
+      }
+    }
+    return found.sort((a, b) => compareRanks(rankOf(shift, a), rankOf(shift, b)) || compareIds(a.id, b.id));
+  }
+
+  private bestFree(shift: AvailableEmployee, candidates: readonly TransportResourceView[]): Fit | undefined {
+    let best: Fit | undefined;
+    for (const resource of candidates) {
+      if (this.occupants(resource.id, shift).length > 0) continue;
+      const fit = fitOf(shift, resource, this.commitments(resource.id, shift));
+      if (best === undefined || compareFits(fit, best) < 0) best = fit;
+    }
+    return best;
+  }
+
+  private isFree(shift: AvailableEmployee, resource: TransportResourceView): boolean {
+    return canCombine(shift, resource) && !this.frozenBlocks(shift, resource.id) && this.occupants(resource.id, shift).length === 0;
+  }
+
+  /** The other shifts on the resource whose windows overlap the shift's, after the tentative moves. */
+  private occupants(resourceId: string, shift: AvailableEmployee, moves: readonly Move[] = []): AvailableEmployee[] {
+    const found = (this.onResource.get(resourceId)?.overlapping(shift.window) ?? []).filter(
+      (other) => other !== shift && !moves.some((move) => move.shift === other),
+    );
+    for (const move of moves) if (move.to === resourceId && overlaps(move.shift.window, shift.window)) found.push(move.shift);
+    return found;
+  }
+
+  /** What else takes the resource around a shift that fits on it: the neighbouring windows and the frozen spans. */
+  private *commitments(resourceId: string, shift: AvailableEmployee): Generator<Interval> {
+    yield* this.onResource.get(resourceId)?.neighbours(shift.window, shift) ?? [];
+    for (const id of this.frozenOnResource.get(resourceId) ?? []) yield this.frozenById(id).span;
+  }
+
+  private frozenBlocks(shift: AvailableEmployee, resourceId: string): boolean {
+    for (const id of this.frozenOnResource.get(resourceId) ?? []) if (overlaps(this.frozenById(id).span, shift.window)) return true;
+    return false;
+  }
+
+  private isDeployed(shift: AvailableEmployee): boolean {
+    for (const id of this.frozenOfEmployee.get(shift.employeeId) ?? []) if (holds(this.frozenById(id), shift)) return true;
+    return false;
+  }
+
+  /** Whether the shift is now held by a frozen combination that takes this resource. */
+  private deployedOn(availabilityId: string, resourceId: string): boolean {
+    const shift = this.shifts.get(availabilityId);
+    if (shift === undefined) return false;
+    return [...(this.frozenOfEmployee.get(shift.employeeId) ?? [])].some((id) => {
+      const frozen = this.frozenById(id);
+      return holds(frozen, shift) && frozen.transportResourceIds.includes(resourceId);
+    });
+  }
+
+  private isWaiting(shift: AvailableEmployee): boolean {
+    return !this.assigned.has(shift.availabilityId) && !this.isDeployed(shift);
+  }
+
+  /**
+   * A frozen combination came, went or changed: shifts it now holds leave the matcher, movable shifts
+   * in its way lose their resource, and shifts it held before, and the room it took, are matched again.
+   */
+  private replaceFrozen(previous: FrozenCombination | undefined, next: FrozenCombination | undefined): void {
+    const employees = new Set([previous?.employeeId, next?.employeeId].flatMap((id) => id ?? []));
+    const ownShifts = [...employees].flatMap((employee) => [...(this.shiftsOfEmployee.get(employee) ?? [])]);
+    if (previous !== undefined) this.unindexFrozen(previous);
+    if (next !== undefined) this.indexFrozen(next);
+    for (const id of ownShifts) {
+      const shift = this.shiftById(id);
+      if (this.isDeployed(shift) && this.assigned.has(id)) this.unassign(shift);
+      this.syncWaiting(shift);
+      this.enqueue(shift);
+    }
+    // the room the previous version took is free again, unless the next one takes it back below
+    if (previous !== undefined) {
+      for (const resourceId of previous.transportResourceIds) this.freed.push({ resourceId, interval: previous.span });
+    }
+    if (next === undefined) return;
+    for (const resourceId of next.transportResourceIds) {
+      for (const shift of this.shiftsOn(resourceId)) {
+        if (!overlaps(shift.window, next.span)) continue;
+        this.unassign(shift);
+        this.enqueue(shift);
+      }
+    }
+  }
+
+  private enqueue(shift: AvailableEmployee): void {
+    if (!this.isWaiting(shift)) return;
+    (shift.mandatory ? this.toPlace.mandatory : this.toPlace.optional).push(shift.availabilityId);
+  }
+
+  private assign(shift: AvailableEmployee, resourceId: string): void {
+    this.record(shift);
+    this.assigned.set(shift.availabilityId, resourceId);
+    const timeline = this.onResource.get(resourceId) ?? new Timeline();
+    timeline.add(shift);
+    this.onResource.set(resourceId, timeline);
+    this.syncWaiting(shift);
+  }
+
+  private unassign(shift: AvailableEmployee): void {
+    this.record(shift);
+    const resourceId = this.assigned.get(shift.availabilityId);
+    if (resourceId === undefined) return;
+    this.assigned.delete(shift.availabilityId);
+    const timeline = this.onResource.get(resourceId) as Timeline;
+    timeline.remove(shift);
+    if (timeline.size === 0) this.onResource.delete(resourceId);
+    this.freed.push({ resourceId, interval: shift.window });
+    this.syncWaiting(shift);
+  }
+
+  private record(shift: AvailableEmployee): void {
+    if (!this.before.has(shift.availabilityId)) this.before.set(shift.availabilityId, this.combinationOf(shift.availabilityId));
+  }
+
+  // the indexes hold only ids of what the maps hold
+  private shiftById(id: string): AvailableEmployee {
+    return this.shifts.get(id) as AvailableEmployee;
+  }
+
+  private resourceById(id: string): TransportResourceView {
+    return this.resources.get(id) as TransportResourceView;
+  }
+
+  private frozenById(id: string): FrozenCombination {
+    return this.frozen.get(id) as FrozenCombination;
+  }
+
+  private shiftsOn(resourceId: string): AvailableEmployee[] {
+    return [...(this.onResource.get(resourceId) ?? [])];
+  }
+
+  private syncWaiting(shift: AvailableEmployee): void {
+    const waiting = this.isWaiting(shift);
+    for (const key of shiftKeys(shift)) {
+      if (waiting) addTo(this.waitingByKey, key, shift.availabilityId);
+      else removeFrom(this.waitingByKey, key, shift.availabilityId);
+    }
+  }
+
+  private indexShift(shift: AvailableEmployee): void {
+    for (const key of shiftKeys(shift)) addTo(this.shiftsByKey, key, shift.availabilityId);
+    addTo(this.shiftsOfEmployee, shift.employeeId, shift.availabilityId);
+    if (shift.linkedTransportResource !== undefined) addTo(this.linkedTo, shift.linkedTransportResource, shift.availabilityId);
+    this.syncWaiting(shift);
+  }
+
+  private unindexShift(shift: AvailableEmployee): void {
+    for (const key of shiftKeys(shift)) {
+      removeFrom(this.shiftsByKey, key, shift.availabilityId);
+      removeFrom(this.waitingByKey, key, shift.availabilityId);
+    }
+    removeFrom(this.shiftsOfEmployee, shift.employeeId, shift.availabilityId);
+    if (shift.linkedTransportResource !== undefined) removeFrom(this.linkedTo, shift.linkedTransportResource, shift.availabilityId);
+  }
+
+  private indexResource(resource: TransportResourceView): void {
+    for (const key of resourceKeys(resource)) addTo(this.resourcesByKey, key, resource.id);
+  }
+
+  private unindexResource(resource: TransportResourceView): void {
+    for (const key of resourceKeys(resource)) removeFrom(this.resourcesByKey, key, resource.id);
+  }
+
+  private indexFrozen(frozen: FrozenCombination): void {
+    this.frozen.set(frozen.id, frozen);
+    for (const resourceId of frozen.transportResourceIds) addTo(this.frozenOnResource, resourceId, frozen.id);
+    addTo(this.frozenOfEmployee, frozen.employeeId, frozen.id);
+  }
+
+  private unindexFrozen(frozen: FrozenCombination): void {
+    this.frozen.delete(frozen.id);
+    for (const resourceId of frozen.transportResourceIds) removeFrom(this.frozenOnResource, resourceId, frozen.id);
+    removeFrom(this.frozenOfEmployee, frozen.employeeId, frozen.id);
+  }
+}
