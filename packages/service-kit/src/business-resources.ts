@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { DEFAULT_PAGE_SIZE, PageQuery, Problem, type FieldsDecision, type PageQuery as Query } from '@rm/contracts';
+import { PageQuery, Problem, type FieldsDecision, type PageQuery as Query } from '@rm/contracts';
 import type { IfMatch, Resource, ResourceCollection, ResourceId } from '@rm/store';
 import type { CursorCodec } from './cursor.js';
 import { NotFound, ValidationProblem } from './errors.js';
 import type { HomeBaseClaims } from './home-base-references.js';
 import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from './http.js';
-import { isStringKey, paginate } from './paging.js';
+import { pageOfResources } from './paging.js';
 
 export interface BusinessResourceRoutesOptions<Input, Fields> {
   /** Path of the list under the base path: `/employee`; one resource is `{path}/{id}`. */
@@ -49,17 +49,7 @@ export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<Busi
     const idOf = (params: unknown) => (params as Record<string, string>)[param] as string;
 
     app.get<{ Querystring: Query }>(path, { schema: { querystring: PageQuery, response: { 200: schemas.Page, 400: Problem } } }, async (request) => {
-      const { tenant } = request.auth;
-      const page = await paginate({
-        cursor: request.query.cursor,
-        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
-        codec: cursors,
-        key: (resource: Resource<Fields>) => resource.key,
-        isKey: isStringKey,
-        // A cursor names a position in one tenant's list; another tenant's cursor is refused.
-        scope: `${tenant}:${listProperty}`,
-        fetch: (read) => resources.list({ tenant }, read),
-      });
+      const page = await pageOfResources(resources, { tenant: request.auth.tenant }, listProperty, request.query, cursors);
       return { [listProperty]: page.items.map(represent), cursors: page.cursors };
     });
 

@@ -43,6 +43,7 @@ export { createCursorCodec, type CursorCodec, type CursorPayload } from './curso
 export {
   pageCursors,
   paginate,
+  pageOfResources,
   decodePageCursor,
   isStringKey,
   type KeysetBound,

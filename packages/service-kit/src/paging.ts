@@ -1,4 +1,5 @@
-import type { Cursors } from '@rm/contracts';
+import { DEFAULT_PAGE_SIZE, type Cursors, type PageQuery } from '@rm/contracts';
+import type { Resource, ResourceCollection, Scope } from '@rm/store';
 import { invalidCursor, type CursorCodec } from './cursor.js';
 
 /** Where a page starts, relative to an item key; no bound is the first page. */
@@ -89,4 +90,27 @@ export async function paginate<T, K>({ cursor, limit, codec, key, isKey, scope, 
   const hasMoreAfter = descending ? await exists({ after: key(last) }) : hasMoreInReadDirection;
   const hasMoreBefore = descending ? hasMoreInReadDirection : bound !== undefined && (await exists({ before: key(first) }));
   return { items, cursors: pageCursors({ items, key, hasMoreAfter, hasMoreBefore, codec, scope }) };
+}
+
+/**
+ * One page of a list of stored resources, in key order, for the `cursor` and `limit` of a query. Its
+ * cursors name positions in this one list (`listName` of the scope's tenant, and of its parent for
+ * sub-resources), so that another tenant's or list's cursor is refused.
+ */
+export function pageOfResources<Body>(
+  resources: ResourceCollection<Body>,
+  scope: Scope,
+  listName: string,
+  query: PageQuery,
+  codec: CursorCodec,
+): Promise<{ items: Resource<Body>[]; cursors: Cursors }> {
+  return paginate({
+    cursor: query.cursor,
+    limit: query.limit ?? DEFAULT_PAGE_SIZE,
+    codec,
+    key: (resource: Resource<Body>) => resource.key,
+    isKey: isStringKey,
+    scope: [scope.tenant, listName, ...(scope.parent === undefined ? [] : [scope.parent])].join(':'),
+    fetch: (read) => resources.list(scope, read),
+  });
 }

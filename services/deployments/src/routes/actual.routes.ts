@@ -5,7 +5,6 @@ import {
   ActualListParams,
   ActualPage,
   ActualParams,
-  DEFAULT_PAGE_SIZE,
   EMPLOYEE_EVENTS,
   PageQuery,
   Problem,
@@ -17,9 +16,8 @@ import {
 } from '@rm/contracts';
 import {
   etag,
-  isStringKey,
   NotFound,
-  paginate,
+  pageOfResources,
   parseIfMatch,
   replyDeleted,
   replyRead,
@@ -64,16 +62,7 @@ export const actualRoutes: FastifyPluginAsync<ActualRoutesOptions> = async (app,
     async (request) => {
       const scope = scopeOf(request);
       await assertEmployee(scope.tenant, scope.parent);
-      const page = await paginate({
-        cursor: request.query.cursor,
-        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
-        codec: cursors,
-        key: (resource: Resource<ActualFields>) => resource.key,
-        isKey: isStringKey,
-        // a cursor names a position in one employee's list of one tenant
-        scope: `${scope.tenant}:actuals:${scope.parent}`,
-        fetch: (read) => actuals.list(scope, read),
-      });
+      const page = await pageOfResources(actuals, scope, 'actuals', request.query, cursors);
       return { actuals: page.items.map(listed), cursors: page.cursors };
     },
   );

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
-  DEFAULT_PAGE_SIZE,
   Deployment,
   DeploymentBody,
   DEPLOYMENT_EVENTS,
@@ -8,15 +7,13 @@ import {
   DeploymentParams,
   PageQuery,
   Problem,
-  type DeploymentFields,
   type DeploymentInput,
   type DeploymentParams as Params,
   type PageQuery as Query,
 } from '@rm/contracts';
 import {
-  isStringKey,
   NotFound,
-  paginate,
+  pageOfResources,
   parseIfMatch,
   replyDeleted,
   replyRead,
@@ -26,7 +23,6 @@ import {
   type CursorCodec,
   type HomeBaseClaims,
 } from '@rm/service-kit';
-import type { Resource } from '@rm/store';
 import type { DeploymentWriter } from '../deployment-writer.js';
 import { decideDeployment } from '../domain/deployment.js';
 import { toDeployment, type DeploymentRepository } from '../store/deployment-repository.js';
@@ -46,16 +42,7 @@ const itemSchema = { schema: { params: DeploymentParams, response: problems } };
 export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = async (app, { deployments, writer, homeBases, cursors }) => {
   const listSchema = { querystring: PageQuery, response: { 200: DeploymentPage, 400: Problem } };
   app.get<{ Querystring: Query }>('/deployment', { schema: listSchema }, async (request) => {
-    const { tenant } = request.auth;
-    const page = await paginate({
-      cursor: request.query.cursor,
-      limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
-      codec: cursors,
-      key: (resource: Resource<DeploymentFields>) => resource.key,
-      isKey: isStringKey,
-      scope: `${tenant}:deployments`,
-      fetch: (read) => deployments.list({ tenant }, read),
-    });
+    const page = await pageOfResources(deployments, { tenant: request.auth.tenant }, 'deployments', request.query, cursors);
     return { deployments: page.items.map(toDeployment), cursors: page.cursors };
   });
 
