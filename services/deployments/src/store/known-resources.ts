@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@rm/contracts';
-import { isDuplicateKeyError, orUnavailable, type Store } from '@rm/store';
+import { orUnavailable, setIfNewer, type Store } from '@rm/store';
 
 /** A resource another service owns, as its events last said. */
 interface KnownResource {
@@ -29,14 +29,8 @@ export function createKnownResources(store: Store): KnownResources {
   const known = store.plainCollection<KnownResource>('known_resources', []);
   return {
     async apply(event, entity) {
-      const _id = knownId(event.tenant, entity, event.entity_id);
       const deleted = event.type.endsWith('.deleted');
-      try {
-        await known.updateOne({ _id, version: { $lt: event.version } }, { $set: { version: event.version, deleted } }, { upsert: true });
-      } catch (error) {
-        // never an older state over a newer one: a newer version makes the upsert insert a second row, refused
-        if (!isDuplicateKeyError(error)) throw error;
-      }
+      await setIfNewer(known, knownId(event.tenant, entity, event.entity_id), event.version, { deleted }, { create: true });
     },
     async isLive(tenant, entity, id) {
       const found = await orUnavailable(() => known.findOne({ _id: knownId(tenant, entity, id) }));

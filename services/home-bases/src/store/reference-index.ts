@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Filter } from 'mongodb';
 import { MAX_LISTED_REFERRERS, type Referrer } from '@rm/contracts';
-import { isDuplicateKeyError, orUnavailable, type Store } from '@rm/store';
+import { orUnavailable, setIfNewer, type Store } from '@rm/store';
 
 /**
  * One row per referrer that names home bases (from its events), and one per claim: a write under way
@@ -89,18 +89,11 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
   }
 
   async function apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[]): Promise<void> {
-    const _id = referrerRowId(tenant, referrer);
-    const newer: Filter<ReferenceRow> = { _id, version: { $lt: version } };
-    const state = { tenant, entity: referrer.entity, entity_id: referrer.id, home_bases: [...new Set(homeBases)], version };
+    const state = { tenant, entity: referrer.entity, entity_id: referrer.id, home_bases: [...new Set(homeBases)] };
     // A referrer that names no home base and has no claim needs no row (most never name one); one
     // with a claim gets it, so that a settlement with an older version sees this one was applied.
     const needsRow = homeBases.length > 0 || (await hasClaims(tenant, referrer));
-    try {
-      await rows.updateOne(newer, { $set: state }, { upsert: needsRow });
-    } catch (error) {
-      // a newer version is there already: the upsert tried to insert a second row under its id
-      if (!isDuplicateKeyError(error)) throw error;
-    }
+    await setIfNewer(rows, referrerRowId(tenant, referrer), version, state, { create: needsRow });
     // the claims this version settles
     await rows.deleteMany({ ...referrerFilter(tenant, referrer), settled_version: { $lte: version } });
   }
