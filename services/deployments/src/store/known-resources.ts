@@ -27,19 +27,19 @@ const knownId = (tenant: string, entity: string, id: string) => `${tenant}|${ent
 
 export function createKnownResources(store: Store): KnownResources {
   const known = store.plainCollection<KnownResource>('known_resources', []);
+
+  async function missing(tenant: string, entity: string, ids: readonly string[]): Promise<Set<string>> {
+    // one findOne each, side by side: FerretDB answers an `$in` over `_id` by scanning the collection
+    const found = await Promise.all(ids.map((id) => orUnavailable(() => known.findOne({ _id: knownId(tenant, entity, id) }))));
+    return new Set(ids.filter((_, index) => found[index] === null || found[index]!.deleted));
+  }
+
   return {
     async apply(event, entity) {
       const deleted = event.type.endsWith('.deleted');
       await setIfNewer(known, knownId(event.tenant, entity, event.entity_id), event.version, { deleted }, { create: true });
     },
-    async isLive(tenant, entity, id) {
-      const found = await orUnavailable(() => known.findOne({ _id: knownId(tenant, entity, id) }));
-      return found !== null && !found.deleted;
-    },
-    async missing(tenant, entity, ids) {
-      // one findOne each, side by side: FerretDB answers an `$in` over `_id` by scanning the collection
-      const found = await Promise.all(ids.map((id) => orUnavailable(() => known.findOne({ _id: knownId(tenant, entity, id) }))));
-      return new Set(ids.filter((_, index) => found[index] === null || found[index]!.deleted));
-    },
+    isLive: async (tenant, entity, id) => (await missing(tenant, entity, [id])).size === 0,
+    missing,
   };
 }
