@@ -6,6 +6,7 @@ import {
   type JetStreamManager,
   type StreamConfig,
   type StreamInfo,
+  type StreamSource,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { serviceStream } from '@rm/contracts';
@@ -38,6 +39,8 @@ export interface StreamOptions extends StreamLimits {
   maxMsgsPerSubject?: number;
   /** Keep the messages in memory only (default: on file); for short-lived shared state. */
   inMemory?: boolean;
+  /** Other streams whose messages it copies (then `subjects` is empty), each through its subject transforms. */
+  sources?: StreamSource[];
 }
 
 export const DEFAULT_STREAM_LIMITS: Required<StreamLimits> = {
@@ -97,6 +100,7 @@ function streamConfig(options: StreamOptions): Partial<StreamConfig> & { name: s
     replicas = defaults.replicas,
     maxMsgsPerSubject,
     inMemory = false,
+    sources,
   } = options;
   return {
     name,
@@ -114,5 +118,6 @@ function streamConfig(options: StreamOptions): Partial<StreamConfig> & { name: s
     max_msgs: maxMsgs,
     max_msg_size: maxMsgSize,
     num_replicas: replicas,
+    ...(sources === undefined ? {} : { sources }),
   };
 }

@@ -22,3 +22,4 @@ export * from './home-base-references.js';
 export * from './actual.js';
 export * from './deployment.js';
 export * from './planning.js';
+export * from './matching.js';

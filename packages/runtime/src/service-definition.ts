@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
 import type { Db } from 'mongodb';
 import type { EntityEvents } from '@rm/contracts';
-import type { EventHandler } from '@rm/bus';
+import type { ConsumerRunner, EventHandler } from '@rm/bus';
 import type { Config, ConfigSpec, CursorCodec, Logger, ReadinessCheck, serviceConfigSpec, TokenVerifier } from '@rm/service-kit';
 import type { Store } from '@rm/store';
 
@@ -31,6 +31,11 @@ export interface ServiceConnections {
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
+  /**
+   * Starts a consumer the way the definition's own are started, for an extension that starts and stops
+   * consumers itself (the matching engine runs one per tenant partition it holds).
+   */
+  startConsumer(consumer: ConsumerDefinition): Promise<ConsumerRunner>;
 }
 
 /** What `extend` adds to the service; each part is optional. */
@@ -56,8 +61,10 @@ export interface ConsumerDefinition {
    * the database's name (`home-bases-references-employees-home_bases`), where its ledger is.
    */
   durable: string;
-  /** The entities whose events it receives, all of one publishing service (its stream). */
+  /** The entities whose events it receives, all of one publishing service (its stream) unless `source` says where. */
   entities: readonly EntityEvents[];
+  /** Reads these subjects of this stream instead of the publisher's stream (a stream of the service's own that sources it). */
+  source?: { stream: string; filterSubjects: string[] };
   handle: EventHandler;
   /** Attempts before an event is dead-lettered (default 5). */
   maxDeliver?: number;

@@ -99,11 +99,10 @@ export async function startService<Collections, Spec extends ConfigSpec>(
     // registered before the first starts: a failed start stops those that had started
     const consumers: ConsumerRunner[] = [];
     opened.unshift({ name: 'consumers', run: async () => void (await Promise.all(consumers.map((runner) => runner.stop()))) });
-    for (const consumer of definition.consumers?.(context) ?? []) {
-      const parts = { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS, database: settings.MONGO_DB };
-      consumers.push(await startConsumer(consumer, parts));
-    }
-    const extension = (await definition.extend?.({ ...context, db: mongo.db, nc, js, jsm })) ?? {};
+    const parts = { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS, database: settings.MONGO_DB };
+    for (const consumer of definition.consumers?.(context) ?? []) consumers.push(await startConsumer(consumer, parts));
+    const connections = { db: mongo.db, nc, js, jsm, startConsumer: (consumer: ConsumerDefinition) => startConsumer(consumer, parts) };
+    const extension = (await definition.extend?.({ ...context, ...connections })) ?? {};
     if (extension.stop !== undefined) opened.unshift({ name: 'extension', run: extension.stop });
     const ownRoutes = definition.routes?.(context);
 
@@ -160,21 +159,19 @@ interface ConsumerParts {
   replicas: number;
 }
 
-/** Starts one consumer on its publisher's stream, declaring the stream too, so that start order does not matter. */
+/**
+ * Starts one consumer on its publisher's stream, declaring the stream too, so that start order does not
+ * matter; or on the stream its `source` names, which its service has declared.
+ */
 async function startConsumer(consumer: ConsumerDefinition, { database, js, jsm, store, logger, replicas }: ConsumerParts): Promise<ConsumerRunner> {
-  const publishers = new Set(consumer.entities.map((entity) => entity.service));
-  const [publisher] = publishers;
-  if (publisher === undefined || publishers.size > 1) {
-    throw new TypeError(`consumer ${consumer.durable} must name the entities of exactly one publishing service`);
-  }
-  await declareServiceStream(jsm, publisher, { replicas });
+  const source = consumer.source ?? (await publisherSource(consumer, jsm, replicas));
   const runner = createConsumerRunner({
     js,
-    stream: serviceStream(publisher).name,
+    stream: source.stream,
     // A durable's position belongs with the ledger in one database: two deployments (or test services)
     // on one NATS server, each with a database of its own, must never share one and split its events.
     durable: `${consumer.durable}-${database}`,
-    filterSubjects: consumer.entities.map(entitySubjects),
+    filterSubjects: source.filterSubjects,
     logger,
     handle: consumer.handle,
     applied: store.appliedVersions(consumer.durable),
@@ -188,4 +185,14 @@ async function startConsumer(consumer: ConsumerDefinition, { database, js, jsm, 
   });
   await runner.start();
   return runner;
+}
+
+async function publisherSource(consumer: ConsumerDefinition, jsm: JetStreamManager, replicas: number): Promise<{ stream: string; filterSubjects: string[] }> {
+  const publishers = new Set(consumer.entities.map((entity) => entity.service));
+  const [publisher] = publishers;
+  if (publisher === undefined || publishers.size > 1) {
+    throw new TypeError(`consumer ${consumer.durable} must name the entities of exactly one publishing service`);
+  }
+  await declareServiceStream(jsm, publisher, { replicas });
+  return { stream: serviceStream(publisher).name, filterSubjects: consumer.entities.map(entitySubjects) };
 }

@@ -1,5 +1,5 @@
 import { DEFAULT_PAGE_SIZE, type Cursors, type PageQuery } from '@rm/contracts';
-import type { Resource, ResourceCollection, Scope } from '@rm/store';
+import type { IndexedFilter, Resource, ResourceCollection, Scope } from '@rm/store';
 import { invalidCursor, type CursorCodec } from './cursor.js';
 
 /** Where a page starts, relative to an item key; no bound is the first page. */
@@ -92,10 +92,16 @@ export async function paginate<T, K>({ cursor, limit, codec, key, isKey, scope, 
   return { items, cursors: pageCursors({ items, key, hasMoreAfter, hasMoreBefore, codec, scope }) };
 }
 
+/** A filtered list: the filter the store applies, and the query parameters it came from, which its cursors are bound to. */
+export interface ListFilter {
+  where: IndexedFilter;
+  parameters: Record<string, string | undefined>;
+}
+
 /**
  * One page of a list of stored resources, in key order, for the `cursor` and `limit` of a query. Its
  * cursors name positions in this one list (`listName` of the scope's tenant, and of its parent for
- * sub-resources), so that another tenant's or list's cursor is refused.
+ * sub-resources, with its filter's parameters), so that another tenant's, list's or filter's cursor is refused.
  */
 export function pageOfResources<Body>(
   resources: ResourceCollection<Body>,
@@ -103,14 +109,16 @@ export function pageOfResources<Body>(
   listName: string,
   query: PageQuery,
   codec: CursorCodec,
+  filter?: ListFilter,
 ): Promise<{ items: Resource<Body>[]; cursors: Cursors }> {
+  const filtered = filter === undefined ? [] : [JSON.stringify(Object.entries(filter.parameters).filter(([, value]) => value !== undefined))];
   return paginate({
     cursor: query.cursor,
     limit: query.limit ?? DEFAULT_PAGE_SIZE,
     codec,
     key: (resource: Resource<Body>) => resource.key,
     isKey: isStringKey,
-    scope: [scope.tenant, listName, ...(scope.parent === undefined ? [] : [scope.parent])].join(':'),
-    fetch: (read) => resources.list(scope, read),
+    scope: [scope.tenant, listName, ...(scope.parent === undefined ? [] : [scope.parent]), ...filtered].join(':'),
+    fetch: (read) => resources.list(scope, { ...read, ...(filter === undefined ? {} : { where: filter.where }) }),
   });
 }

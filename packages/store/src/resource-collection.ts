@@ -39,6 +39,8 @@ export interface KeysetRead {
   bound: { after: string } | { from: string } | { before: string } | undefined;
   descending: boolean;
   limit: number;
+  /** Only the resources whose indexed fields match (a filtered list). */
+  where?: IndexedFilter;
 }
 
 /** A filter over the fields `indexed` gives, by their path inside it: `{ 'span.end': { $gt: from } }`. */
@@ -418,7 +420,7 @@ export function createResourceCollection<Body>(
     return document === null || document.deleted ? null : toResource(document);
   }
 
-  async function list(scope: Scope, { bound, descending, limit }: KeysetRead): Promise<Resource<Body>[]> {
+  async function list(scope: Scope, { bound, descending, limit, where = {} }: KeysetRead): Promise<Resource<Body>[]> {
     checkScope(scope);
     const range =
       bound === undefined ? undefined
@@ -427,7 +429,7 @@ export function createResourceCollection<Body>(
       : { $lt: bound.before };
     const found = await orUnavailable(() =>
       collection
-        .find({ ...scopeFilter(scope), ...live, ...(range ? { key: range } : {}) } as Filter<StoredDocument<Body>>)
+        .find({ ...scopeFilter(scope), ...live, ...indexedFilter(where), ...(range ? { key: range } : {}) } as Filter<StoredDocument<Body>>)
         .sort({ key: descending ? -1 : 1 })
         .limit(limit)
         .toArray(),

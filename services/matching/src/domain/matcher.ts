@@ -68,6 +68,8 @@ export interface Matcher {
    */
   restore(state: MatchingState): CombinationChange[];
   combinationOf(availabilityId: string): Combination | undefined;
+  /** The availabilities combined with this transport resource. */
+  availabilitiesOn(transportResourceId: string): string[];
   state(): MatchingState;
 }
 
@@ -254,6 +256,10 @@ class IncrementalMatcher implements Matcher {
     const shift = this.shifts.get(availabilityId);
     if (transportResourceId === undefined || shift === undefined) return undefined;
     return { availabilityId, employeeId: shift.employeeId, transportResourceId };
+  }
+
+  availabilitiesOn(transportResourceId: string): string[] {
+    return this.shiftsOn(transportResourceId).map((shift) => shift.availabilityId);
   }
 
   state(): MatchingState {
