@@ -5,6 +5,10 @@ import type { RouteOptions } from 'fastify';
 export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
 
 export interface OpenApiOperation {
+  summary?: string;
+  description?: string;
+  /** `x-experimental: true` marks an extension beyond the spec, which may still change. */
+  [extension: `x-${string}`]: unknown;
   parameters?: OpenApiParameter[];
   requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
@@ -60,7 +64,10 @@ function operation(schema: NonNullable<RouteOptions['schema']>): OpenApiOperatio
   const responses = Object.fromEntries(
     Object.entries((parts.response ?? {}) as Record<string, unknown>).map(([status, body]) => [status, response(Number(status), body)]),
   );
+  // a route's own words about itself, and its `x-` extensions, go into the document as they are
+  const annotations = Object.fromEntries(Object.entries(parts).filter(([key]) => key === 'summary' || key === 'description' || key.startsWith('x-')));
   return {
+    ...annotations,
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(parts.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: plain(parts.body) } } } }),
     responses: { ...responses, 401: { description: 'No valid bearer token; see WWW-Authenticate' } },

@@ -40,6 +40,7 @@ export const gatewayConfigSpec = {
   UPSTREAM_TRANSPORT_RESOURCES_URL: { type: 'url', protocols: ['http:', 'https:'] },
   UPSTREAM_HOME_BASES_URL: { type: 'url', protocols: ['http:', 'https:'] },
   UPSTREAM_DEPLOYMENTS_URL: { type: 'url', protocols: ['http:', 'https:'] },
+  UPSTREAM_MATCHING_URL: { type: 'url', protocols: ['http:', 'https:'] },
   /** Longest wait for an upstream's answer, then for each part of its body: then 504. */
   UPSTREAM_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 30_000 },
   /** Pooled keep-alive connections to each upstream. */

@@ -6,6 +6,7 @@ export const PATH_OWNERS = [
   { service: 'transport-resources', variable: 'UPSTREAM_TRANSPORT_RESOURCES_URL', paths: ['/transport-resource'] },
   { service: 'home-bases', variable: 'UPSTREAM_HOME_BASES_URL', paths: ['/home-base', '/resource-overview'] },
   { service: 'deployments', variable: 'UPSTREAM_DEPLOYMENTS_URL', paths: ['/deployment', '/means'] },
+  { service: 'matching', variable: 'UPSTREAM_MATCHING_URL', paths: ['/available-employee', '/resource-combination'] },
 ] as const;
 
 export type UpstreamVariable = (typeof PATH_OWNERS)[number]['variable'];

@@ -2,6 +2,7 @@ import { startService } from '@rm/runtime';
 import { deploymentsService } from '@rm/deployments/service';
 import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
+import { matchingService } from '@rm/matching/service';
 import { transportResourcesService } from '@rm/transport-resources/service';
 import { findFreePort, testServers, uniqueName } from '@rm/testkit';
 import { AUDIENCE, BASE, dropDatabase, ISSUER, startGateway, type GatewayHarness } from './helpers.js';
@@ -29,6 +30,7 @@ const OWNERS: { name: string; upstream: string; start(env: Record<string, string
     start: (env) => startService(transportResourcesService, { env }),
   },
   { name: deploymentsService.name, upstream: 'UPSTREAM_DEPLOYMENTS_URL', start: (env) => startService(deploymentsService, { env }) },
+  { name: matchingService.name, upstream: 'UPSTREAM_MATCHING_URL', start: (env) => startService(matchingService, { env }) },
 ];
 
 /**

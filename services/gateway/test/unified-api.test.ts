@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { importJWK, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestIssuer, testServers } from '@rm/testkit';
+import { createTestIssuer, testServers, waitFor } from '@rm/testkit';
 import { createSigningKeyStore } from '../src/store/signing-key-store.js';
 import { AUDIENCE, BASE, createClient, ISSUER, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
 import { startStack, type Stack } from './stack.js';
@@ -100,6 +100,24 @@ describe('the unified API', () => {
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toMatch(new RegExp(`${BASE}/transport-resource/tr-1/unavailability/[0-9a-f-]{36}$`));
     expect((await call('/transport-resource/tr-1', tokenB)).status).toBe(404);
+  });
+
+  it('keeps a resource combination from the owners\' events, readable through the gateway by its tenant only', async () => {
+    const json = { 'Content-Type': 'application/json' };
+    const put = (path: string, body: unknown) => call(path, tokenA, { method: 'PUT', headers: json, body: JSON.stringify(body) });
+    // a location of their own: the tenant's other transport resources are elsewhere
+    const start_location = { ...EMPLOYEE.start_location, name: 'Depot Matched' };
+    expect((await put('/employee/ada-matched', { ...EMPLOYEE, start_location })).status).toBe(201);
+    expect((await put('/transport-resource/truck-matched', { type: 'TRUCK', start_location })).status).toBe(201);
+    const shift = { earliest_start: '2030-01-07T08:00:00Z', max_duration: 'PT8H' };
+    const created = await call('/employee/ada-matched/availability', tokenA, { method: 'POST', headers: json, body: JSON.stringify(shift) });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    let combination: Response | undefined;
+    await waitFor('the combination', async () => (combination = await call(`/resource-combination/${id}`, tokenA)).status === 200);
+    expect(await combination!.json()).toMatchObject({ id, employee_id: 'ada-matched', transport_resource_ids: ['truck-matched'] });
+    expect((await call(`/available-employee/${id}`, tokenA)).status).toBe(200);
+    expect((await call(`/resource-combination/${id}`, tokenB)).status).toBe(404);
   });
 
   it('passes the owner\'s problems through unchanged', async () => {
@@ -224,6 +242,10 @@ describe('the unified API', () => {
     // service-to-service routes are nobody's business outside
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/internal'))).toEqual([]);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/deployment/{id}', '/means/{employee_id}/actual/{actual_id}']));
+    // the matching engine's read endpoints, marked as the extension they are
+    for (const path of ['/resource-combination', '/resource-combination/{id}', '/available-employee', '/available-employee/{id}']) {
+      expect(document.paths[path]!.get).toMatchObject({ 'x-experimental': true, summary: expect.stringContaining('(experimental)') });
+    }
   });
 
   it('serves the docs page and its assets itself, so that it works offline', async () => {

@@ -74,6 +74,8 @@ export const matchingService = defineService({
           entities: INPUT_EVENTS,
           source: { stream: INPUTS_STREAM, filterSubjects: partitionSubjects(partition) },
           handle: (event) => engine.handle(event, partition),
+          // one event at a time, in stream order: the same events then give the same combinations (a replay)
+          concurrency: 1,
         }),
       released: (partition) => engine.release(partition),
     });
