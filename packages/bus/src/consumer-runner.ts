@@ -4,15 +4,17 @@ import type { AppliedVersions, EventValidator } from '@rm/contracts';
 import type { Logger } from 'pino';
 import { declareConsumer, DEFAULT_ACK_WAIT_MS, type ConsumerOptions } from './consumer-declaration.js';
 import { declareDeadLetterStream, publishDeadLetter, type DeadLetterRecord } from './dead-letter.js';
-import { handleBatch, recordBatch, type BatchProcessing, type EventHandler, type HandledBatch, type Settle } from './event-batch.js';
+import { handleBatch, recordBatch, type BatchProcessing, type EventHandling, type HandledBatch, type Settle } from './event-batch.js';
 import { createSignal, pause } from './signal.js';
 
-export interface ConsumerRunnerOptions extends Omit<ConsumerOptions, 'durable' | 'maxDeliver'> {
+/** A runner's options: how it applies events (EventHandling), and the rest. */
+export type ConsumerRunnerOptions = EventHandling & ConsumerRunnerSettings;
+
+export interface ConsumerRunnerSettings extends Omit<ConsumerOptions, 'durable' | 'maxDeliver'> {
   js: JetStreamClient;
   stream: string;
   durable: string;
   logger: Logger;
-  handle: EventHandler;
   /** The consumer's ledger of applied versions (@rm/store's `store.appliedVersions(durable)`). */
   applied: AppliedVersions;
   /** Checks each received event against its contract (@rm/contracts' createEventValidator). */
@@ -54,7 +56,7 @@ class StoppingError extends Error {}
  * unready, and goes on when the database answers again.
  */
 export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRunner {
-  const { js, stream, durable, handle, applied, validate, isOutage, maxDeliver, nakDelaysMs } = options;
+  const { js, stream, durable, applied, validate, isOutage, maxDeliver, nakDelaysMs } = options;
   const { concurrency = 16, batchSize = 500, outageRetryDelaysMs = DEFAULT_OUTAGE_RETRY_DELAYS_MS } = options;
   const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   const logger = options.logger.child({ stream, consumer: durable });
@@ -150,7 +152,8 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
       msg.term(reason);
     },
   };
-  const processing: BatchProcessing = { handle, settle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, deadLetter, untilAvailable, outage };
+  const handling = (options.handleBatch === undefined ? { handle: options.handle } : { handleBatch: options.handleBatch }) as EventHandling;
+  const processing: BatchProcessing = { ...handling, settle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, deadLetter, untilAvailable, outage };
 
   /**
    * Handles batch after batch. A batch's ledger write runs while the next batch is handled (that

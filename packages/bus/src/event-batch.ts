@@ -15,14 +15,23 @@ export interface EventContext {
 /** Applies one event; throw to get it again later, or a PermanentEventError to dead-letter it now. */
 export type EventHandler = (event: EventEnvelope, context: EventContext) => Promise<void>;
 
+/**
+ * Applies a batch's events at once, in stream order, each newer than what was applied of its entity;
+ * throw to get them all again later (a PermanentEventError dead-letters them all). For a consumer
+ * whose work is cheaper by the batch, or that must see events across entities in stream order.
+ */
+export type BatchEventHandler = (events: readonly { event: EventEnvelope; subject: string }[], logger: Logger) => Promise<void>;
+
+/** How a consumer applies events: one at a time per entity (entities side by side), or by the batch. */
+export type EventHandling = { handle: EventHandler; handleBatch?: never } | { handleBatch: BatchEventHandler; handle?: never };
+
 /** Settles messages, remembering which: what a failed batch still holds is known (see the runner). */
 export interface Settle {
   ack(msg: JsMsg): void;
   nak(msg: JsMsg, delayMs?: number): void;
 }
 
-export interface BatchProcessing {
-  handle: EventHandler;
+export type BatchProcessing = EventHandling & {
   settle: Settle;
   applied: AppliedVersions;
   validate: EventValidator;
@@ -37,7 +46,7 @@ export interface BatchProcessing {
   untilAvailable<T>(call: () => Promise<T>): Promise<T>;
   /** Waits while the database is out; resolves once it answers again. */
   outage(): Promise<void>;
-}
+};
 
 interface Entry {
   msg: JsMsg;
@@ -103,31 +112,65 @@ export async function handleBatch(
     return 'retried';
   }
 
+  /** Whether the entry is newer than what was applied of its entity; an older one is marked skipped. */
+  function isNewer(entry: Entry): boolean {
+    const appliedVersion = versions.get(entityRefKey(entry.ref)) ?? 0;
+    if (entry.event.version > appliedVersion) return true;
+    // a redelivery, a republish beyond the dedup window, or an older event after a newer one
+    entry.log.debug({ applied_version: appliedVersion }, 'event skipped, version already applied');
+    entry.outcome = 'skipped';
+    return false;
+  }
+
+  function markApplied(entry: Entry): void {
+    const key = entityRefKey(entry.ref);
+    versions.set(key, Math.max(entry.event.version, versions.get(key) ?? 0));
+    raised.set(key, { ...entry.ref, version: versions.get(key) as number });
+    entry.outcome = 'applied';
+  }
+
   /** Handles an entity's events in order; returns those an outage interrupted, from the first one on. */
-  async function handleEntity(group: Entry[]): Promise<Entry[]> {
+  async function handleEntity(group: Entry[], handle: EventHandler): Promise<Entry[]> {
     for (const [index, entry] of group.entries()) {
-      const key = entityRefKey(entry.ref);
-      const appliedVersion = versions.get(key) ?? 0;
-      if (entry.event.version <= appliedVersion) {
-        // a redelivery, a republish beyond the dedup window, or an older event after a newer one
-        entry.log.debug({ applied_version: appliedVersion }, 'event skipped, version already applied');
-        entry.outcome = 'skipped';
-        continue;
-      }
+      if (!isNewer(entry)) continue;
       try {
-        await processing.handle(entry.event, { subject: entry.msg.subject, deliveryCount: entry.msg.info.deliveryCount, logger: entry.log });
+        await handle(entry.event, { subject: entry.msg.subject, deliveryCount: entry.msg.info.deliveryCount, logger: entry.log });
       } catch (err) {
         if (processing.isOutage(err)) return group.slice(index);
         entry.outcome = await failed(entry, err);
         continue;
       }
-      versions.set(key, entry.event.version);
-      raised.set(key, { ...entry.ref, version: entry.event.version });
-      entry.outcome = 'applied';
+      markApplied(entry);
     }
     return [];
   }
 
+  const { handle, handleBatch } = processing;
+  if (handleBatch !== undefined) {
+    // every event newer than the one before it of its entity, in stream order, in one call
+    const newer = entries.filter((entry) => {
+      if (!isNewer(entry)) return false;
+      versions.set(entityRefKey(entry.ref), entry.event.version);
+      return true;
+    });
+    for (;;) {
+      try {
+        if (newer.length > 0) await handleBatch(newer.map(({ event, msg }) => ({ event, subject: msg.subject })), processing.logger);
+        for (const entry of newer) markApplied(entry);
+        break;
+      } catch (err) {
+        if (processing.isOutage(err)) {
+          await processing.outage();
+          continue;
+        }
+        for (const entry of newer) entry.outcome = await failed(entry, err);
+        break;
+      }
+    }
+    return acknowledgement();
+  }
+
+  if (handle === undefined) throw new TypeError('a consumer needs handle or handleBatch');
   let waiting = [...Map.groupBy(entries, (entry) => entityRefKey(entry.ref)).values()];
   while (waiting.length > 0) {
     const interrupted: Entry[][] = [];
@@ -137,7 +180,7 @@ export async function handleBatch(
     for (const group of waiting) {
       await pool.run(async () => {
         try {
-          const rest = await handleEntity(group);
+          const rest = await handleEntity(group, handle);
           if (rest.length > 0) interrupted.push(rest);
         } catch (err) {
           failures.push(err);
@@ -150,14 +193,18 @@ export async function handleBatch(
     waiting = interrupted;
   }
 
-  return {
-    raised,
-    acknowledge() {
-      for (const entry of entries) {
-        if (entry.outcome === 'applied' || entry.outcome === 'skipped') processing.settle.ack(entry.msg);
-      }
-    },
-  };
+  return acknowledgement();
+
+  function acknowledgement(): HandledBatch {
+    return {
+      raised,
+      acknowledge() {
+        for (const entry of entries) {
+          if (entry.outcome === 'applied' || entry.outcome === 'skipped') processing.settle.ack(entry.msg);
+        }
+      },
+    };
+  }
 }
 
 /** Records a handled batch's versions (one ledger write, waiting out an outage), then acks its messages. */

@@ -19,8 +19,8 @@ export {
   type DeadLetterRecord,
 } from './dead-letter.js';
 export { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
-export { createConsumerRunner, type ConsumerRunner, type ConsumerRunnerOptions } from './consumer-runner.js';
-export type { EventContext, EventHandler } from './event-batch.js';
+export { createConsumerRunner, type ConsumerRunner, type ConsumerRunnerOptions, type ConsumerRunnerSettings } from './consumer-runner.js';
+export type { BatchEventHandler, EventContext, EventHandler, EventHandling } from './event-batch.js';
 export {
   BusError,
   ConsumerDeclarationError,

@@ -8,7 +8,8 @@ import {
   declareServiceStream,
   PermanentEventError,
   type ConsumerRunner,
-  type ConsumerRunnerOptions,
+  type BatchEventHandler,
+  type ConsumerRunnerSettings,
   type EventHandler,
 } from '../src/index.js';
 import { consumerSettled, handledLog, publishEvent, readDeadLetter, runnerParts, widgetEvent } from './helpers.js';
@@ -43,7 +44,10 @@ describe('consumer runner', () => {
   });
 
   /** A runner on its own durable over `entity` events, with its ledger in the test database. */
-  async function startRunner(handle: EventHandler, options: Partial<ConsumerRunnerOptions> & { entity?: string } = {}): Promise<string> {
+  async function startRunner(
+    handling: EventHandler | { handleBatch: BatchEventHandler },
+    options: Partial<ConsumerRunnerSettings> & { entity?: string } = {},
+  ): Promise<string> {
     const durable = uniqueName('consumer');
     const { entity = 'widget', ...overrides } = options;
     const runner = createConsumerRunner({
@@ -53,7 +57,7 @@ describe('consumer runner', () => {
       filterSubjects: [`rm.${service}.*.${entity}.*`],
       maxDeliver: 3,
       nakDelaysMs: [50],
-      handle,
+      ...(typeof handling === 'function' ? { handle: handling } : handling),
       ...overrides,
     });
     runners.push(runner);
@@ -114,6 +118,31 @@ describe('consumer runner', () => {
     expect(record).toMatchObject({ deliveries: 1, error: 'the referenced vehicle does not exist', event });
     await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
     expect(attempts).toEqual([1]);
+  });
+
+  it('hands a batch handler the newer events of every entity in stream order, and all of them again after it throws', async () => {
+    const prefix = uniqueName('batched');
+    const [a, b] = [`${prefix}-a`, `${prefix}-b`];
+    // in the stream before the runner starts, so that they come in one batch: a repeated and an older one among them
+    const published = [widgetEvent(service, a, 1, 'created'), widgetEvent(service, b, 1, 'created'), widgetEvent(service, a, 2)];
+    published.push(published[1]!, published[0]!);
+    for (const { subject, event } of published) await publishEvent(js, subject, event);
+    const calls: string[][] = [];
+    const durable = await startRunner({
+      async handleBatch(events) {
+        const mine = events.filter(({ event }) => event.entity_id.startsWith(prefix));
+        if (mine.length === 0) return;
+        calls.push(mine.map(({ event }) => `${event.entity_id.slice(prefix.length + 1)}@${event.version}`));
+        if (calls.length === 1) throw new Error('briefly unable to apply');
+      },
+    });
+
+    await waitFor('the batch applied', async () => calls.length >= 2 && consumerSettled(jsm, stream, durable)());
+    expect(calls[0]).toEqual(['a@1', 'b@1', 'a@2']);
+    expect(calls.slice(1).flat().sort()).toEqual(['a@1', 'a@2', 'b@1']);
+    const { applied } = runnerParts(mongo.db, durable);
+    const refs = [a, b].map((entityId) => ({ tenant: 'tenant-a', entity: 'widget', entityId }));
+    expect([...(await applied.read(refs)).values()].sort()).toEqual([1, 2]);
   });
 
   it('skips an event older than the version it already applied', async () => {

@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
 import type { Db } from 'mongodb';
 import type { EntityEvents } from '@rm/contracts';
-import type { ConsumerRunner, EventHandler } from '@rm/bus';
+import type { ConsumerRunner, EventHandling } from '@rm/bus';
 import type { Config, ConfigSpec, CursorCodec, Logger, ReadinessCheck, serviceConfigSpec, TokenVerifier } from '@rm/service-kit';
 import type { Store } from '@rm/store';
 
@@ -54,8 +54,13 @@ export interface ServiceExtension {
   stop?(): Promise<void>;
 }
 
-/** A durable consumer of events, run by the consumer runner (@rm/bus) with its ledger in the service's database. */
-export interface ConsumerDefinition {
+/**
+ * A durable consumer of events, run by the consumer runner (@rm/bus) with its ledger in the service's
+ * database: it applies events one at a time per entity (`handle`) or by the batch (`handleBatch`).
+ */
+export type ConsumerDefinition = EventHandling & ConsumerSettings;
+
+export interface ConsumerSettings {
   /**
    * `<service>-<what it keeps>`, unique in the service; the durable on the publisher's stream adds
    * the database's name (`home-bases-references-employees-home_bases`), where its ledger is.
@@ -65,7 +70,6 @@ export interface ConsumerDefinition {
   entities: readonly EntityEvents[];
   /** Reads these subjects of this stream instead of the publisher's stream (a stream of the service's own that sources it). */
   source?: { stream: string; filterSubjects: string[] };
-  handle: EventHandler;
   /** Attempts before an event is dead-lettered (default 5). */
   maxDeliver?: number;
   /** Redelivery delays after failed attempts, the last one repeating (default 1 s, 5 s, 30 s). */

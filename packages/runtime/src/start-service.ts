@@ -173,7 +173,7 @@ async function startConsumer(consumer: ConsumerDefinition, { database, js, jsm, 
     durable: `${consumer.durable}-${database}`,
     filterSubjects: source.filterSubjects,
     logger,
-    handle: consumer.handle,
+    ...(consumer.handleBatch === undefined ? { handle: consumer.handle } : { handleBatch: consumer.handleBatch }),
     applied: store.appliedVersions(consumer.durable),
     // what arrives is checked against the contracts of the entities the consumer asked for
     validate: createEventValidator(consumer.entities),

@@ -73,9 +73,8 @@ export const matchingService = defineService({
           durable: `matching-p${partition}`,
           entities: INPUT_EVENTS,
           source: { stream: INPUTS_STREAM, filterSubjects: partitionSubjects(partition) },
-          handle: (event) => engine.handle(event, partition),
-          // one event at a time, in stream order: the same events then give the same combinations (a replay)
-          concurrency: 1,
+          // by the batch, in stream order: the same events then give the same combinations (a replay)
+          handleBatch: (events) => engine.handleBatch(events, partition),
         }),
       released: (partition) => engine.release(partition),
     });

@@ -8,8 +8,11 @@ import type { Outputs } from './store/outputs.js';
 
 /** Runs the tenants' matching on this replica, for the partitions it holds. */
 export interface MatchingEngine {
-  /** Records an input event of a tenant of this partition, then brings its snapshots and combinations up to date. */
-  handle(event: EventEnvelope, partition: number): Promise<void>;
+  /**
+   * Records a batch of input events of this partition's tenants, in stream order, then brings their
+   * snapshots and combinations up to date; each tenant's outputs are written once per batch.
+   */
+  handleBatch(events: readonly { event: EventEnvelope }[], partition: number): Promise<void>;
   /** Forgets the tenants of a partition this replica gives up, once their work in hand is done. */
   release(partition: number): Promise<void>;
 }
@@ -20,17 +23,17 @@ export interface MatchingEngineOptions {
   now?: () => number;
 }
 
-/** One tenant on this replica: its matching once loaded, what is stored of its outputs, and its queue of work. */
+/** One tenant on this replica: its matching once loaded, what is stored of its outputs, and the work in hand. */
 interface TenantSlot {
   partition: number;
   matching?: TenantMatching;
   /** The stored body of each output, as JSON, by availability id: what a write compares with. */
   stored: { snapshots: Map<string, string>; combinations: Map<string, string> };
-  queue: Promise<unknown>;
+  busy: Promise<unknown>;
 }
 
-/** Writes of one tenant's outputs that run side by side. */
-const WRITE_CONCURRENCY = 16;
+/** Database calls of one tenant that run side by side. */
+const CONCURRENCY = 16;
 
 export function inputOf(event: EventEnvelope): Input {
   return {
@@ -43,9 +46,9 @@ export function inputOf(event: EventEnvelope): Input {
 }
 
 /**
- * Each tenant's work runs one event at a time, in the order the events came. A tenant is loaded from
- * the database on its first event here (a replica taking it over rebuilds it from there); a failed
- * write unloads it, so that the next event starts again from what the database holds.
+ * A tenant is loaded from the database on its first events here (a replica taking it over rebuilds it
+ * from there, before it records the new ones); a failed write unloads it, so that the events, given
+ * again, start from what the database holds.
  */
 export function createMatchingEngine({ inputs, outputs, now = Date.now }: MatchingEngineOptions): MatchingEngine {
   const tenants = new Map<string, TenantSlot>();
@@ -53,31 +56,41 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
   function slotOf(tenant: string, partition: number): TenantSlot {
     let slot = tenants.get(tenant);
     if (slot === undefined) {
-      slot = { partition, stored: { snapshots: new Map(), combinations: new Map() }, queue: Promise.resolve() };
+      slot = { partition, stored: { snapshots: new Map(), combinations: new Map() }, busy: Promise.resolve() };
       tenants.set(tenant, slot);
     }
     return slot;
   }
 
-  function handle(event: EventEnvelope, partition: number): Promise<void> {
-    const slot = slotOf(event.tenant, partition);
-    const work = slot.queue.then(async () => {
-      const input = inputOf(event);
-      await inputs.record(event.tenant, input);
+  async function handleBatch(events: readonly { event: EventEnvelope }[], partition: number): Promise<void> {
+    const byTenant = Map.groupBy(events, ({ event }) => event.tenant);
+    await Promise.all([...byTenant].map(([tenant, ofTenant]) => handleTenant(tenant, partition, ofTenant.map(({ event }) => inputOf(event)))));
+  }
+
+  function handleTenant(tenant: string, partition: number, batch: readonly Input[]): Promise<void> {
+    const slot = slotOf(tenant, partition);
+    const work = slot.busy.then(async () => {
       try {
-        if (slot.matching === undefined) await load(event.tenant, slot);
-        else await write(event.tenant, slot, slot.matching, slot.matching.apply(input, now()));
+        const matching = slot.matching ?? (await load(tenant, slot));
+        await inParallel(batch.map((input) => () => inputs.record(tenant, input)));
+        const touched: Touched = { snapshots: new Set(), combinations: new Set() };
+        for (const input of batch) {
+          const { snapshots, combinations } = matching.apply(input, now());
+          for (const id of snapshots) touched.snapshots.add(id);
+          for (const id of combinations) touched.combinations.add(id);
+        }
+        await write(tenant, slot, matching, touched);
       } catch (error) {
         slot.matching = undefined;
         throw error;
       }
     });
-    slot.queue = work.catch(() => undefined);
+    slot.busy = work.catch(() => undefined);
     return work;
   }
 
   /** Rebuilds the tenant from its recorded inputs and stored combinations, then writes what differs. */
-  async function load(tenant: string, slot: TenantSlot): Promise<void> {
+  async function load(tenant: string, slot: TenantSlot): Promise<TenantMatching> {
     const [recorded, snapshots, combinations] = await Promise.all([
       inputs.ofTenant(tenant),
       outputs.availableEmployees.find({ tenant }),
@@ -94,10 +107,11 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
     const everything = new Set([...matching.availabilityIds(), ...slot.stored.snapshots.keys(), ...slot.stored.combinations.keys()]);
     await write(tenant, slot, matching, { snapshots: everything, combinations: everything });
     slot.matching = matching;
+    return matching;
   }
 
   async function write(tenant: string, slot: TenantSlot, matching: TenantMatching, touched: Touched): Promise<void> {
-    const writes = [
+    await inParallel([
       ...[...touched.snapshots].map((id) => () => {
         const snapshot = matching.availableEmployee(id);
         return sync(outputs.availableEmployees, slot.stored.snapshots, tenant, id, snapshot && availableEmployeeFields(snapshot));
@@ -106,21 +120,25 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
         const combination = matching.combination(id);
         return sync(outputs.combinations, slot.stored.combinations, tenant, id, combination && combinationFields(combination));
       }),
-    ];
-    for (let start = 0; start < writes.length; start += WRITE_CONCURRENCY) {
-      await Promise.all(writes.slice(start, start + WRITE_CONCURRENCY).map((run) => run()));
-    }
+    ]);
   }
 
   async function release(partition: number): Promise<void> {
     for (const [tenant, slot] of [...tenants]) {
       if (slot.partition !== partition) continue;
       tenants.delete(tenant);
-      await slot.queue;
+      await slot.busy;
     }
   }
 
-  return { handle, release };
+  return { handleBatch, release };
+}
+
+/** Runs the calls CONCURRENCY at a time. */
+async function inParallel(calls: readonly (() => Promise<unknown>)[]): Promise<void> {
+  for (let start = 0; start < calls.length; start += CONCURRENCY) {
+    await Promise.all(calls.slice(start, start + CONCURRENCY).map((call) => call()));
+  }
 }
 
 /** Brings one stored output to `body` (absent: none), writing only when it differs from what is stored. */
