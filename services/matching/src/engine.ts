@@ -1,7 +1,7 @@
 import { entityOfType, type EventEnvelope } from '@rm/contracts';
 import { ResourceNotFoundError, type ResourceCollection } from '@rm/store';
 import type { Combination } from './domain/matcher.js';
-import { TenantMatching, type Input, type Touched } from './domain/tenant-matching.js';
+import { TenantMatching, type Input, type KeptAddress, type Touched } from './domain/tenant-matching.js';
 import { availableEmployeeFields, combinationFields } from './representation.js';
 import type { InputStore } from './store/inputs.js';
 import type { Outputs } from './store/outputs.js';
@@ -103,7 +103,12 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
       if (body.deployment_id !== undefined || transportResourceId === undefined) return [];
       return [{ availabilityId: key, employeeId: body.employee_id, transportResourceId }];
     });
-    const matching = TenantMatching.restore(recorded, live, now());
+    const kept = new Map(
+      snapshots.flatMap(({ key, body: { location, address } }): [string, KeptAddress][] =>
+        location.home_base_id === undefined || address === undefined ? [] : [[key, { homeBaseId: location.home_base_id, address }]],
+      ),
+    );
+    const matching = TenantMatching.restore(recorded, live, now(), kept);
     const everything = new Set([...matching.availabilityIds(), ...slot.stored.snapshots.keys(), ...slot.stored.combinations.keys()]);
     await write(tenant, slot, matching, { snapshots: everything, combinations: everything });
     slot.matching = matching;

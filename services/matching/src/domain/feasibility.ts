@@ -44,7 +44,7 @@ export function transportResourceView(
     skilledCapabilities: resource.skilled_capabilities ?? [],
     cantDo: resource.cant_do ?? [],
     ...(resource.costs === undefined ? {} : { costs: resource.costs }),
-    unavailable: unavailabilities.map(({ from, to }) => intervalOf(from, to)).sort((a, b) => a.start - b.start),
+    unavailable: unavailabilities.map(({ from, to }) => intervalOf(from, to)).sort((a, b) => a.start - b.start || a.end - b.end),
   };
 }
 

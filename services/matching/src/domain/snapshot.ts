@@ -75,7 +75,7 @@ export function buildAvailableEmployee(inputs: SnapshotInputs): AvailableEmploye
   const unavailable = inputs.unavailabilities
     .map(({ from, to }) => intervalOf(from, to))
     .filter((interval) => overlaps(interval, window))
-    .sort((a, b) => a.start - b.start);
+    .sort((a, b) => a.start - b.start || a.end - b.end);
   return {
     availabilityId: availability.id,
     employeeId: availability.employee_id,

@@ -31,6 +31,12 @@ export interface Touched {
   readonly combinations: Set<string>;
 }
 
+/** The address a snapshot copied from its home base: what a shift that has started keeps (rule 8). */
+export interface KeptAddress {
+  readonly homeBaseId: string;
+  readonly address: Address;
+}
+
 /** A combination as the read API and its events show it, without id and version. */
 export interface CombinationView {
   readonly employeeId: string;
@@ -84,6 +90,8 @@ export class TenantMatching {
   private readonly frozen = new Map<string, FrozenCombination>();
   private readonly frozenOf = new Children();
   private readonly snapshots = new Map<string, AvailableEmployee>();
+  /** While restoring: the addresses of the stored snapshots, in place of the snapshots built before. */
+  private kept: ReadonlyMap<string, KeptAddress> = new Map();
   private readonly matcher: Matcher;
 
   constructor(limits: Partial<MatcherLimits> = {}) {
@@ -91,17 +99,26 @@ export class TenantMatching {
   }
 
   /**
-   * Loads a tenant's inputs and its stored combinations at once (a replica taking the tenant over):
-   * stored combinations that still fit are kept (see Matcher.restore). Everything is touched.
+   * Loads a tenant's inputs and what was stored of it at once (a replica taking the tenant over): stored
+   * combinations that still fit are kept (see Matcher.restore), and shifts that have started keep the
+   * stored snapshots' addresses (rule 8).
    */
-  static restore(inputs: readonly Input[], stored: readonly Combination[], now: number, limits: Partial<MatcherLimits> = {}): TenantMatching {
+  static restore(
+    inputs: readonly Input[],
+    stored: readonly Combination[],
+    now: number,
+    kept: ReadonlyMap<string, KeptAddress> = new Map(),
+    limits: Partial<MatcherLimits> = {},
+  ): TenantMatching {
     const tenant = new TenantMatching(limits);
     for (const input of inputs) tenant.hold(input);
     for (const [id, resource] of tenant.resources) tenant.views.set(id, tenant.viewOf(resource));
+    tenant.kept = kept;
     for (const id of tenant.availabilities.keys()) {
       const snapshot = tenant.build(id, now);
       if (snapshot !== undefined) tenant.snapshots.set(id, snapshot);
     }
+    tenant.kept = new Map();
     tenant.matcher.restore({
       snapshots: [...tenant.snapshots.values()],
       resources: [...tenant.views.values()],
@@ -158,7 +175,12 @@ export class TenantMatching {
     if (snapshot === undefined) return undefined;
     const live = this.matcher.combinationOf(availabilityId);
     if (live !== undefined) return this.viewOfCombination(snapshot, [live.transportResourceId]);
-    const frozen = this.frozenOf.of(snapshot.employeeId).map((id) => this.frozen.get(id) as FrozenCombination).find((held) => holds(held, snapshot));
+    // should two hold it, the first by start, then id, whatever order they came in
+    const frozen = this.frozenOf
+      .of(snapshot.employeeId)
+      .map((id) => this.frozen.get(id) as FrozenCombination)
+      .filter((held) => holds(held, snapshot))
+      .sort((a, b) => a.span.start - b.span.start || (a.id < b.id ? -1 : 1))[0];
     return frozen === undefined ? undefined : this.viewOfCombination(snapshot, frozen.transportResourceIds, frozen.id);
   }
 
@@ -280,8 +302,11 @@ export class TenantMatching {
       this.views.set(resourceId, view);
       this.note(this.matcher.upsertResource(view), touched);
     }
-    // their capabilities may have changed with the resource
+    // their capabilities may have changed with the resource, frozen ones' too
     for (const id of held) touched.combinations.add(id);
+    for (const frozen of this.frozen.values()) {
+      if (frozen.transportResourceIds.includes(resourceId)) for (const id of this.availabilitiesOf.of(frozen.employeeId)) touched.combinations.add(id);
+    }
   }
 
   private note(changes: readonly { combination: Combination }[], touched: Touched): void {
@@ -307,9 +332,10 @@ export class TenantMatching {
       deployed: this.frozenOf.of(employeeId).map((id) => this.frozen.get(id) as FrozenCombination),
     });
     const before = this.snapshots.get(availabilityId);
-    if (before === undefined || snapshot.window.start > now || !sameLocation(before, snapshot)) return snapshot;
-    const { address: _address, ...rest } = snapshot;
-    return before.address === undefined ? rest : { ...rest, address: before.address };
+    const kept = before === undefined ? this.kept.get(availabilityId) : keptAddressOf(before);
+    const { location } = snapshot;
+    if (kept === undefined || snapshot.window.start > now || location.kind !== 'home-base' || location.id !== kept.homeBaseId) return snapshot;
+    return { ...snapshot, address: kept.address };
   }
 }
 
@@ -322,6 +348,7 @@ function atHomeBase(shift: AvailableEmployee, homeBaseId: string): boolean {
   return shift.location.kind === 'home-base' && shift.location.id === homeBaseId;
 }
 
-function sameLocation(a: AvailableEmployee, b: AvailableEmployee): boolean {
-  return JSON.stringify(a.location) === JSON.stringify(b.location);
+/** The home base's address a snapshot holds, if it has one. */
+export function keptAddressOf({ location, address }: AvailableEmployee): KeptAddress | undefined {
+  return location.kind === 'home-base' && address !== undefined ? { homeBaseId: location.id, address } : undefined;
 }
