@@ -115,15 +115,20 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
     return matching;
   }
 
+  /**
+   * Writes what changed: combinations that went first, so that a reader never sees a transport resource
+   * taken twice while one moves; then the others and the snapshots, side by side.
+   */
   async function write(tenant: string, slot: TenantSlot, matching: TenantMatching, touched: Touched): Promise<void> {
+    const combinations = [...touched.combinations].map((id) => ({ id, combination: matching.combination(id) }));
+    const writeCombination = ({ id, combination }: (typeof combinations)[number]) => () =>
+      sync(outputs.combinations, slot.stored.combinations, tenant, id, combination && combinationFields(combination));
+    await inParallel(combinations.filter(({ combination }) => combination === undefined).map(writeCombination));
     await inParallel([
+      ...combinations.filter(({ combination }) => combination !== undefined).map(writeCombination),
       ...[...touched.snapshots].map((id) => () => {
         const snapshot = matching.availableEmployee(id);
         return sync(outputs.availableEmployees, slot.stored.snapshots, tenant, id, snapshot && availableEmployeeFields(snapshot));
-      }),
-      ...[...touched.combinations].map((id) => () => {
-        const combination = matching.combination(id);
-        return sync(outputs.combinations, slot.stored.combinations, tenant, id, combination && combinationFields(combination));
       }),
     ]);
   }
