@@ -10,9 +10,11 @@ import { gatewayBench } from './gateway.bench.ts';
 import { httpBench } from './http.bench.ts';
 import { openBenchContext, type Bench } from './lib/bench.ts';
 import { msSince } from './lib/stats.ts';
+import { matchingQualityBench } from './matching-quality.bench.ts';
+import { matchingServiceBench } from './matching-service.bench.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, availabilityBench, gatewayBench, deploymentsBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));

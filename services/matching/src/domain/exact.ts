@@ -1,0 +1,558 @@
+import highsModule, { type Highs, type Model } from 'highs';
+import { holds, type FrozenCombination } from './deployed.js';
+import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
+import { overlaps } from './interval.js';
+import type { Combination } from './matcher.js';
+import type { AvailableEmployee } from './snapshot.js';
+
+/*
+ * The exact optimum of one location component (DESIGN §6), as a yardstick for the incremental matcher
+ * and, later, its background re-solve. Shifts are fixed jobs, transport resources machines: a binary
+ * x[s,r] for each pair that may be combined; each shift on at most one resource; on each resource the
+ * windows of its eligible shifts form an interval graph, and one row per maximal clique (a sweep over
+ * the windows) keeps its shifts apart, which is exact for interval graphs. The objective is
+ * lexicographic, solved in stages, each fixing the level it optimised before the next runs:
+ *   1. mandatory matched, then matched: one stage, weights n+1 and 1 (n shifts: exactly lexicographic);
+ *   2. linked pairs;
+ *   3. lowest cost (in integer units, less the cheapest pair, over their gcd);
+ *   4. fewest changes: most existing combinations kept.
+ * A stage that cannot change anything (no linked pair, one cost, nothing existing) is skipped.
+ */
+
+/** A location component: shifts and the transport resources they could ever share (matcher keys, DESIGN §6). */
+export interface Component {
+  /** The component's first key, e.g. `home-base:hb1`: a stable name for reports. */
+  readonly key: string;
+  readonly shifts: readonly AvailableEmployee[];
+  readonly resources: readonly TransportResourceView[];
+}
+
+export interface ExactOptions {
+  /** Current combinations, availability id → transport resource id: the last level keeps most of them. */
+  readonly existing?: ReadonlyMap<string, string>;
+  /** Frozen combinations: the shifts they hold are left out, and the resources they take are taken for their span. */
+  readonly frozen?: readonly FrozenCombination[];
+  /** Wall-clock limit of one component's stages together; the best assignment found so far is returned when it is hit. */
+  readonly timeLimitSeconds?: number;
+  /** A loaded solver to use, instead of the one shared by this module. */
+  readonly highs?: Highs;
+  /** Loads a solver of its own for this component (a large model leaves the shared Wasm memory grown). */
+  readonly fresh?: boolean;
+  /** HiGHS's log, line by line (a solver of its own is loaded for it). */
+  readonly log?: (line: string) => void;
+  /** How a stage's level is kept for the next ones (see runStages): `deferred` unless told; `rows` is the plain way. */
+  readonly fixing?: Fixing;
+}
+
+/** `optimal`: proved; `time-limit`: feasible, not proved optimal; `trivial`: decided without the solver. */
+export type ExactStatus = 'optimal' | 'time-limit' | 'trivial';
+
+export interface ExactSolution {
+  /** availability id → transport resource id. */
+  readonly assignment: Map<string, string>;
+  readonly status: ExactStatus;
+  /** Wall-clock seconds: building the model, every stage, reading the solution. */
+  readonly seconds: number;
+  /** The model's size: pairs (columns) and rows (shift rows and clique rows, stage rows not counted). */
+  readonly columns: number;
+  readonly rows: number;
+  /** The stages the solver ran, with their wall-clock seconds. */
+  readonly stages: readonly StageRun[];
+}
+
+// the package's types describe its CommonJS build; Node and vitest load its ES module, whose default export is the loader itself
+const loadHighs: typeof highsModule.default = typeof highsModule === 'function' ? highsModule : highsModule.default;
+
+let shared: Promise<Highs> | undefined;
+
+/** The module's solver, loaded once (the loader is asynchronous; the solves are synchronous and single-threaded). */
+export function loadExactSolver(): Promise<Highs> {
+  const solver = shared ?? loadHighs();
+  shared = solver;
+  return solver;
+}
+
+/** A solver for one component: with its log, or fresh. */
+function ownSolver(options: ExactOptions): Promise<Highs> {
+  return loadHighs(options.log === undefined ? {} : { print: options.log, printErr: options.log });
+}
+
+/** After a failure: a Wasm instance that ran out of memory, or aborted, is left unusable. */
+function replaceSolver(options: ExactOptions): Promise<Highs> {
+  if (options.fresh === true || options.log !== undefined) return ownSolver(options);
+  shared = undefined;
+  return loadExactSolver();
+}
+
+/** Splits shifts and resources into the components of the matcher's keys: home base, ad-hoc name, and a journey's resources. */
+export function components(shifts: readonly AvailableEmployee[], resources: readonly TransportResourceView[]): Component[] {
+  const parent = new Map<string, string>();
+  const find = (key: string): string => {
+    let root = key;
+    for (let up = parent.get(root); up !== undefined && up !== root; up = parent.get(root)) root = up;
+    // path compression
+    for (let node = key, up = parent.get(node); up !== undefined && up !== root; node = up, up = parent.get(node)) parent.set(node, root);
+    if (!parent.has(root)) parent.set(root, root);
+    return root;
+  };
+  const union = (keys: readonly string[]) => {
+    const [first, ...rest] = keys;
+    if (first === undefined) return;
+    const root = find(first);
+    for (const key of rest) {
+      const other = find(key);
+      if (other !== root) parent.set(other, root);
+    }
+  };
+  for (const resource of resources) union(resourceKeysOf(resource));
+  for (const shift of shifts) union(shiftKeysOf(shift));
+  const byRoot = new Map<string, { key: string; shifts: AvailableEmployee[]; resources: TransportResourceView[] }>();
+  const groupOf = (key: string) => {
+    const root = find(key);
+    let group = byRoot.get(root);
+    if (group === undefined) {
+      group = { key, shifts: [], resources: [] };
+      byRoot.set(root, group);
+    }
+    return group;
+  };
+  for (const resource of resources) groupOf(resourceKeysOf(resource)[0] as string).resources.push(resource);
+  for (const shift of shifts) {
+    const [key] = shiftKeysOf(shift);
+    // a shift with no start location can be matched with nothing: it belongs to no component
+    if (key !== undefined) groupOf(key).shifts.push(shift);
+  }
+  return [...byRoot.values()];
+}
+
+/** Solves each component and joins their assignments. */
+export async function solveAll(
+  shifts: readonly AvailableEmployee[],
+  resources: readonly TransportResourceView[],
+  options: ExactOptions = {},
+): Promise<{ assignment: Map<string, string>; components: (ExactSolution & { key: string; shifts: number; resources: number })[] }> {
+  const assignment = new Map<string, string>();
+  const solved = [];
+  for (const component of components(shifts, resources)) {
+    const solution = await solveComponent(component.shifts, component.resources, options);
+    for (const [availabilityId, resourceId] of solution.assignment) assignment.set(availabilityId, resourceId);
+    solved.push({ ...solution, key: component.key, shifts: component.shifts.length, resources: component.resources.length });
+  }
+  return { assignment, components: solved };
+}
+
+/**
+ * The lexicographic optimum (DESIGN §6) of one component's shifts on its resources. A solver that
+ * fails (a Wasm instance that ran out of memory is left unusable) is replaced and the solve tried once more.
+ */
+export async function solveComponent(
+  shifts: readonly AvailableEmployee[],
+  resources: readonly TransportResourceView[],
+  options: ExactOptions = {},
+): Promise<ExactSolution> {
+  const started = performance.now();
+  const model = buildModel(shifts, resources, options);
+  const seconds = () => (performance.now() - started) / 1000;
+  if (model.columns.length === 0) return { assignment: new Map(), status: 'trivial', seconds: seconds(), columns: 0, rows: 0, stages: [] };
+  let highs = options.highs ?? (options.fresh === true || options.log !== undefined ? await ownSolver(options) : await loadExactSolver());
+  // each way of fixing the levels that fails its check falls back to the next, safer one
+  const ways: Fixing[] = FIXINGS.slice(FIXINGS.indexOf(options.fixing ?? 'deferred'));
+  let outcome: StagesOutcome | undefined;
+  const tried: StageRun[] = [];
+  for (const fixing of ways) {
+    const remaining = options.timeLimitSeconds === undefined ? {} : { timeLimitSeconds: Math.max(1, options.timeLimitSeconds - seconds()) };
+    try {
+      outcome = runStages(highs, model, { ...options, ...remaining }, fixing);
+    } catch (error) {
+      if (options.highs !== undefined) throw error;
+      highs = await replaceSolver(options);
+      outcome = runStages(highs, model, { ...options, ...remaining }, fixing);
+    }
+    tried.push(...outcome.stages);
+    if (outcome.verified) break;
+  }
+  if (outcome?.verified !== true) throw new Error('exact matching: a stage lost the level of an earlier one');
+  const assignment = new Map<string, string>();
+  model.columns.forEach((column, index) => {
+    if ((outcome.values[index] ?? 0) > 0.5) assignment.set(column.shift.availabilityId, column.resource.id);
+  });
+  checkAssignment(model, outcome.values);
+  return { assignment, status: outcome.status, seconds: seconds(), columns: model.columns.length, rows: model.rowCount, stages: tried };
+}
+
+/** The assignment as the matcher's combinations. */
+export function combinationsOf(assignment: ReadonlyMap<string, string>, shifts: readonly AvailableEmployee[]): Combination[] {
+  const employeeOf = new Map(shifts.map((shift) => [shift.availabilityId, shift.employeeId]));
+  return [...assignment].map(([availabilityId, transportResourceId]) => ({
+    availabilityId,
+    employeeId: employeeOf.get(availabilityId) ?? '',
+    transportResourceId,
+  }));
+}
+
+interface Column {
+  readonly shift: AvailableEmployee;
+  readonly resource: TransportResourceView;
+}
+
+interface BuiltModel {
+  readonly columns: readonly Column[];
+  readonly shiftCount: number;
+  /** The rows in CSR form: each `x ≤ 1` summed over its columns. */
+  readonly starts: Int32Array;
+  readonly indices: Int32Array;
+  readonly rowCount: number;
+}
+
+function buildModel(shifts: readonly AvailableEmployee[], resources: readonly TransportResourceView[], options: ExactOptions): BuiltModel {
+  const frozen = options.frozen ?? [];
+  const blocked = (shift: AvailableEmployee, resource: TransportResourceView) =>
+    frozen.some((one) => one.transportResourceIds.includes(resource.id) && overlaps(one.span, shift.window));
+  const columns: Column[] = [];
+  const columnsOfShift: number[][] = [];
+  const columnsOnResource = new Map<string, number[]>();
+  for (const shift of shifts) {
+    if (frozen.some((one) => holds(one, shift))) continue;
+    const own: number[] = [];
+    for (const resource of resources) {
+      if (!canCombine(shift, resource) || blocked(shift, resource)) continue;
+      own.push(columns.length);
+      const onResource = columnsOnResource.get(resource.id) ?? [];
+      onResource.push(columns.length);
+      columnsOnResource.set(resource.id, onResource);
+      columns.push({ shift, resource });
+    }
+    if (own.length > 0) columnsOfShift.push(own);
+  }
+  const rows: number[][] = columnsOfShift.filter((row) => row.length > 1);
+  for (const onResource of columnsOnResource.values()) {
+    for (const clique of maximalCliques(onResource.map((index) => ({ index, window: (columns[index] as Column).shift.window })))) {
+      if (clique.length > 1) rows.push(clique);
+    }
+  }
+  const starts = new Int32Array(rows.length + 1);
+  let nonzeros = 0;
+  rows.forEach((row, index) => {
+    nonzeros += row.length;
+    starts[index + 1] = nonzeros;
+  });
+  const indices = new Int32Array(nonzeros);
+  let at = 0;
+  for (const row of rows) for (const index of row.sort((a, b) => a - b)) indices[at++] = index;
+  return { columns, shiftCount: columnsOfShift.length, starts, indices, rowCount: rows.length };
+}
+
+/**
+ * The maximal cliques of an interval graph of half-open windows: sweeping the ends and starts in time
+ * order (ends first at the same instant: windows that only touch do not overlap), the windows open
+ * when the first end follows a start form one.
+ */
+export function maximalCliques(items: readonly { index: number; window: { start: number; end: number } }[]): number[][] {
+  const events: [time: number, kind: 0 | 1, index: number][] = [];
+  for (const { index, window } of items) {
+    if (window.start >= window.end) continue;
+    events.push([window.start, 1, index], [window.end, 0, index]);
+  }
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const open = new Set<number>();
+  const cliques: number[][] = [];
+  let afterStart = false;
+  for (const [, kind, index] of events) {
+    if (kind === 1) {
+      open.add(index);
+      afterStart = true;
+      continue;
+    }
+    if (afterStart) cliques.push([...open]);
+    afterStart = false;
+    open.delete(index);
+  }
+  return cliques;
+}
+
+interface Stage {
+  readonly name: string;
+  readonly maximize: boolean;
+  readonly costs: Float64Array;
+}
+
+/**
+ * A stage as it ran: its relaxation was integral (`lp`); it needed branch and bound (`mip`); or, with
+ * `deferred` fixing, its fractional optimum was taken as the level for the stages after it.
+ */
+export interface StageRun {
+  readonly name: string;
+  readonly seconds: number;
+  readonly method: 'lp' | 'mip' | 'deferred';
+}
+
+interface StagesOutcome {
+  values: Float64Array;
+  status: ExactStatus;
+  stages: StageRun[];
+  /** False when fixing the optimal faces lost a level (a reduced cost too small to tell from zero): run again with rows. */
+  verified: boolean;
+}
+
+const FIXINGS: readonly Fixing[] = ['deferred', 'faces', 'rows'];
+
+/** How a stage's level is kept while the next ones run (see runStages). */
+export type Fixing = 'deferred' | 'faces' | 'rows';
+
+/**
+ * Runs the stages on one model; throws when the solver fails. Each stage solves the relaxation first
+ * (the model has no integrality): a vertex that is integral is the stage's optimum, and most are (the
+ * rows of one resource form an interval matrix); only a fractional one goes to branch and bound, whose
+ * set-up (probing, clique table) costs many times the root LP on large models.
+ *
+ * The level a stage reached is then kept for the next ones. When the relaxation's optimum is that level
+ * (an integer optimum on the LP's optimal face), every optimal assignment lies on that face: with
+ * `faces`, the columns with a nonzero reduced cost are fixed where they are and the rows with a nonzero
+ * dual made tight, which also shrinks the next LPs. Otherwise (and with `rows`) a row fixes the level:
+ * dense, which slows the LPs after it. With `deferred`, a fractional vertex goes to no branch and bound
+ * either: its face is fixed as if an integer assignment attained its optimum, and only the last stage
+ * branches, over all the faces at once; an assignment found there attains every stage's LP optimum, so
+ * it is the lexicographic optimum, and when there is none the stages run again with `faces`.
+ * `verified` says whether every level still holds at the end.
+ */
+function runStages(highs: Highs, built: BuiltModel, options: ExactOptions, fixing: Fixing): StagesOutcome {
+  const n = built.columns.length;
+  const { maximize, minimize } = highs.constants.objectiveSense;
+  const statuses = highs.constants.modelStatus;
+  const rowLower = new Float64Array(built.rowCount).fill(-highs.infinity);
+  const rowUpper = new Float64Array(built.rowCount).fill(1);
+  const model = highs.createModel({
+    numCols: n,
+    numRows: built.rowCount,
+    sense: maximize,
+    colCost: new Float64Array(n),
+    colLower: new Float64Array(n),
+    colUpper: new Float64Array(n).fill(1),
+    rowLower,
+    rowUpper,
+    matrix: { format: 'csr', numRows: built.rowCount, numCols: n, starts: built.starts, indices: built.indices, values: new Float64Array(built.indices.length).fill(1) },
+  });
+  const bounds = { lower: [...rowLower], upper: [...rowUpper] };
+  const all = { kind: 'range', from: 0, to: n - 1 } as const;
+  try {
+    // every stage's objective is integer-valued: a gap below 1 proves the optimum
+    model.options.set({ output_flag: options.log !== undefined, mip_rel_gap: 0, mip_abs_gap: 0.5 });
+    if (options.timeLimitSeconds !== undefined) model.options.set('time_limit', options.timeLimitSeconds);
+    let values: Float64Array = new Float64Array(n);
+    let status: ExactStatus = 'optimal';
+    const ran: StageRun[] = [];
+    /** The level each stage reached; `exact` when it must be met to the unit, not only within half a unit. */
+    const reached: { stage: Stage; level: number; exact: boolean }[] = [];
+    const stages = stagesOf(built, options);
+    let denseRows = false;
+    for (const [position, stage] of stages.entries()) {
+      const last = position === stages.length - 1;
+      model.changeObjectiveSense(stage.maximize ? maximize : minimize);
+      model.changeColsCost(all, stage.costs);
+      const stageStart = performance.now();
+      // presolve takes minutes over the dense rows of fixed levels, where the solve takes a second: none once there is one
+      model.options.set('presolve', denseRows ? 'off' : 'on');
+      let { modelStatus } = model.run();
+      const lp = modelStatus === statuses.optimal ? { solution: model.getSolution(), level: model.getObjectiveValue() } : undefined;
+      let method: StageRun['method'] = 'lp';
+      if (lp !== undefined && isIntegral(lp.solution.colValue)) values = rounded(lp.solution.colValue);
+      else if (lp !== undefined && fixing === 'deferred' && !last) method = 'deferred';
+      else if (modelStatus !== statuses.timeLimit) {
+        method = 'mip';
+        model.changeColsIntegrality(all, new Int32Array(n).fill(highs.constants.variableType.integer));
+        // the previous stage's optimum satisfies every row so far: a warm start (not on a deferred stage's face)
+        if (position > 0 && !reached.some((one) => one.exact)) model.setSolution({ colValue: values });
+        modelStatus = model.run().modelStatus;
+        const found = model.info.get('primal_solution_status') === highs.constants.solutionStatus.feasible;
+        if ((modelStatus === statuses.optimal || modelStatus === statuses.timeLimit) && found) values = rounded(model.getSolution().colValue);
+        model.clearIntegrality();
+      }
+      ran.push({ name: stage.name, seconds: (performance.now() - stageStart) / 1000, method });
+      if (modelStatus !== statuses.optimal) {
+        // out of time: the stage's best so far (kept above), else the previous stage's optimum (no pair at all is feasible too)
+        if (modelStatus === statuses.timeLimit) {
+          status = 'time-limit';
+          break;
+        }
+        // the faces of deferred stages hold no integer assignment: their LP optima are not integer ones
+        if (reached.some((one) => one.exact)) return { values, status, stages: ran, verified: false };
+        throw new Error(`exact matching: stage ${stage.name} ended with model status ${modelStatus}`);
+      }
+      if (method === 'deferred' && lp !== undefined) {
+        // assumed attained by an integer assignment; the last stage's assignment is checked against it
+        reached.push({ stage, level: lp.level, exact: true });
+        fixFace(model, lp.solution, bounds, stage);
+        continue;
+      }
+      const level = levelOf(stage.costs, values);
+      reached.push({ stage, level, exact: false });
+      if (last) break;
+      // the levels are integers: an LP optimum that close to one is that one
+      if (fixing !== 'rows' && lp !== undefined && Math.abs(lp.level - level) < 1e-4) fixFace(model, lp.solution, bounds, stage);
+      else denseRows = addLevelRow(model, stage, level, bounds, highs.infinity) || denseRows;
+    }
+    const verified =
+      status !== 'optimal' ||
+      reached.every(({ stage, level, exact }) => Math.abs(levelOf(stage.costs, values) - level) < (exact ? 1e-4 : 0.5));
+    return { values, status, stages: ran, verified };
+  } finally {
+    model.dispose();
+  }
+}
+
+interface RowBounds {
+  lower: number[];
+  upper: number[];
+}
+
+/**
+ * Keeps the model on the optimal face of the stage's LP: by complementary slackness with the LP's dual
+ * solution, an assignment is optimal exactly when every column with a nonzero reduced cost stays at its
+ * bound and every row with a nonzero dual stays tight. Reduced costs and duals within the solver's
+ * tolerance count as zero: a column left free that way could let a later stage lose this level, which
+ * the final check catches (the stages then run again with rows).
+ */
+function fixFace(model: Model, solution: ReturnType<Model['getSolution']>, bounds: RowBounds, stage: Stage): void {
+  const scale = stage.costs.reduce((most, cost) => Math.max(most, Math.abs(cost)), 1);
+  const tolerance = 1e-6 * scale;
+  const columns: number[] = [];
+  const at: number[] = [];
+  solution.colDual.forEach((reduced, index) => {
+    if (Math.abs(reduced) <= tolerance) return;
+    columns.push(index);
+    at.push(Math.round(solution.colValue[index] ?? 0));
+  });
+  if (columns.length > 0) model.changeColsBounds({ kind: 'set', indices: Int32Array.from(columns) }, Float64Array.from(at), Float64Array.from(at));
+  solution.rowDual.forEach((dual, row) => {
+    if (Math.abs(dual) <= tolerance) return;
+    const activity = solution.rowValue[row] ?? 0;
+    const lower = bounds.lower[row] ?? 0;
+    const upper = bounds.upper[row] ?? 0;
+    const bound = Math.abs(activity - upper) <= Math.abs(activity - lower) ? upper : lower;
+    bounds.lower[row] = bound;
+    bounds.upper[row] = bound;
+    model.changeRowBounds(row, bound, bound);
+  });
+}
+
+/** Fixes the level reached with a row over the stage's objective: an integer, so half a unit of slack is exact. */
+function addLevelRow(model: Model, stage: Stage, level: number, bounds: RowBounds, infinity: number): boolean {
+  const entries: number[] = [];
+  const weights: number[] = [];
+  stage.costs.forEach((cost, index) => {
+    if (cost === 0) return;
+    entries.push(index);
+    weights.push(cost);
+  });
+  if (entries.length === 0) return false;
+  const [lower, upper] = stage.maximize ? [level - 0.5, infinity] : [-infinity, level + 0.5];
+  model.addRow(lower, upper, { indices: Int32Array.from(entries), values: Float64Array.from(weights) });
+  bounds.lower.push(lower);
+  bounds.upper.push(upper);
+  return true;
+}
+
+function levelOf(costs: Float64Array, values: Float64Array): number {
+  let level = 0;
+  costs.forEach((cost, index) => {
+    level += cost * (values[index] ?? 0);
+  });
+  return level;
+}
+
+function isIntegral(values: Float64Array): boolean {
+  for (const value of values) if (Math.abs(value - Math.round(value)) > 1e-7) return false;
+  return true;
+}
+
+function rounded(colValue: Float64Array): Float64Array {
+  return Float64Array.from(colValue, (value) => (value > 0.5 ? 1 : 0));
+}
+
+function stagesOf(built: BuiltModel, options: ExactOptions): Stage[] {
+  const { columns, shiftCount } = built;
+  const n = columns.length;
+  const stages: Stage[] = [];
+  const counts = new Float64Array(n);
+  columns.forEach(({ shift }, index) => {
+    counts[index] = shift.mandatory ? shiftCount + 1 : 1;
+  });
+  stages.push({ name: 'matched', maximize: true, costs: counts });
+  const linked = new Float64Array(n);
+  columns.forEach(({ shift, resource }, index) => {
+    linked[index] = shift.linkedTransportResource === resource.id ? 1 : 0;
+  });
+  if (linked.some((value) => value > 0)) stages.push({ name: 'linked', maximize: true, costs: linked });
+  const costs = integerCosts(columns.map(({ resource }) => combinationCost(resource)), shiftCount);
+  if (costs !== undefined) stages.push({ name: 'cost', maximize: false, costs });
+  const existing = options.existing;
+  if (existing !== undefined) {
+    const kept = new Float64Array(n);
+    columns.forEach(({ shift, resource }, index) => {
+      kept[index] = existing.get(shift.availabilityId) === resource.id ? 1 : 0;
+    });
+    if (kept.some((value) => value > 0)) stages.push({ name: 'kept', maximize: true, costs: kept });
+  }
+  return stages;
+}
+
+/**
+ * Costs as small integers with the same order of sums over a fixed number of pairs (the matched count
+ * is fixed by then): in units of 10⁻⁴ (costs are rounded to 4 decimals), less the cheapest, over
+ * their gcd. `undefined` when every pair costs the same. Costs too large to sum exactly are rounded.
+ */
+function integerCosts(costs: readonly number[], shiftCount: number): Float64Array | undefined {
+  const units = costs.map((cost) => Math.round(cost * 1e4));
+  const cheapest = units.reduce((least, unit) => Math.min(least, unit), Infinity);
+  let divisor = 0;
+  for (const unit of units) divisor = gcd(divisor, unit - cheapest);
+  if (divisor === 0) return undefined;
+  const scaled = units.map((unit) => (unit - cheapest) / divisor);
+  const largest = scaled.reduce((most, value) => Math.max(most, value), 0);
+  // keep every sum an exact integer in a double
+  const shrink = largest * shiftCount > 2 ** 50 ? (largest * shiftCount) / 2 ** 50 : 1;
+  return Float64Array.from(scaled, (value) => Math.round(value / shrink));
+}
+
+function gcd(a: number, b: number): number {
+  let [x, y] = [Math.abs(a), Math.abs(b)];
+  while (y > 0) [x, y] = [y, x % y];
+  return x;
+}
+
+/** A solution that breaks a row would be a solver tolerance gone wrong: better to fail than to report it. */
+function checkAssignment(model: BuiltModel, values: Float64Array): void {
+  for (let row = 0; row < model.rowCount; row += 1) {
+    let sum = 0;
+    for (let at = model.starts[row] as number; at < (model.starts[row + 1] as number); at += 1) sum += values[model.indices[at] as number] ?? 0;
+    if (sum > 1) throw new Error(`exact matching: row ${row} holds ${sum} pairs`);
+  }
+  const seen = new Set<string>();
+  model.columns.forEach(({ shift }, index) => {
+    if ((values[index] ?? 0) < 0.5) return;
+    if (seen.has(shift.availabilityId)) throw new Error(`exact matching: ${shift.availabilityId} is matched twice`);
+    seen.add(shift.availabilityId);
+  });
+}
+
+function shiftKeysOf(shift: AvailableEmployee): string[] {
+  const { location } = shift;
+  switch (location.kind) {
+    case 'home-base':
+      return [`home-base:${location.id}`];
+    case 'ad-hoc':
+      return [`ad-hoc:${location.name}`];
+    case 'journey':
+      return location.transportResourceIds.map((id) => `resource:${id}`);
+    case 'none':
+      return [];
+  }
+}
+
+function resourceKeysOf(resource: TransportResourceView): string[] {
+  const { location } = resource;
+  const own = `resource:${resource.id}`;
+  if (location.kind === 'home-base') return [`home-base:${location.id}`, own];
+  if (location.kind === 'ad-hoc') return [`ad-hoc:${location.name}`, own];
+  return [own];
+}
