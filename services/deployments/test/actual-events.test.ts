@@ -268,7 +268,9 @@ describe('an employee deleted while its actuals are written', () => {
       }
     };
     const publishing = (async () => {
-      await sleep(20 + (round % 4) * 15);
+      // the delete lands among writes under way: after the first new actual, however loaded the machine is
+      await waitFor('a first actual written', async () => statuses.includes(201));
+      await sleep((round % 4) * 15);
       await world.publish(employeeEvent(tenant, employee, 2, 'deleted'));
     })();
     await Promise.all([...Array.from({ length: 8 }, (_, index) => worker(index)), publishing]);
