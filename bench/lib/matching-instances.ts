@@ -208,9 +208,9 @@ export function generateInstance(size: InstanceSize): MatchingInstance {
     if (!random.chance(0.25)) continue;
     const place = placeOfEmployee.get(employee.business_id) as Place;
     const skills = employee.driver_skills ?? [];
+    const needs = (resource: ResourceData) => [...(resource.requirements ?? []), ...(resource.required_capabilities ?? [])];
     const drivable = (resourcesAt.get(place.id) ?? []).filter(
-      (resource) =>
-        resource.type !== 'TRAILER' && [...(resource.requirements ?? []), ...(resource.required_capabilities ?? [])].every((skill) => skills.includes(skill)),
+      (resource) => resource.type !== 'TRAILER' && needs(resource).every((skill) => skills.includes(skill)),
     );
     if (drivable.length > 0) employees[index] = { ...employee, linked_transport_resource: random.pick(drivable).business_id };
   }
@@ -316,25 +316,37 @@ interface Parts {
  * of a fortnight interleaves employees).
  */
 function streamOrder(random: Random, parts: Parts): Input[] {
-  const input = (entity: string, id: string, data: object): Input => ({ entity, id, version: 1, deleted: false, data: data as Record<string, unknown> });
+  const input = (entity: string, id: string, data: object): Input => ({
+    entity,
+    id,
+    version: 1,
+    deleted: false,
+    data: data as Record<string, unknown>,
+  });
   const inputs: Input[] = [];
   for (const place of parts.places) {
-    if (place.kind === 'home-base') inputs.push(input(INPUT_ENTITY.homeBase, place.id, { business_id: place.id, name: place.address.name, address: place.address }));
+    if (place.kind !== 'home-base') continue;
+    inputs.push(input(INPUT_ENTITY.homeBase, place.id, { business_id: place.id, name: place.address.name, address: place.address }));
   }
   for (const resource of parts.resources) inputs.push(input(INPUT_ENTITY.transportResource, resource.business_id, resource));
   for (const [resourceId, unavailabilities] of parts.resourceUnavailabilities) {
     for (const one of unavailabilities) {
-      inputs.push(input(INPUT_ENTITY.transportResourceUnavailability, `${resourceId}/${one.id}`, { ...one, transport_resource_id: resourceId }));
+      const data = { ...one, transport_resource_id: resourceId };
+      inputs.push(input(INPUT_ENTITY.transportResourceUnavailability, `${resourceId}/${one.id}`, data));
     }
   }
   for (const employee of parts.employees) inputs.push(input(INPUT_ENTITY.employee, employee.business_id, employee));
   for (const [employeeId, unavailabilities] of parts.employeeUnavailabilities) {
-    for (const one of unavailabilities) inputs.push(input(INPUT_ENTITY.employeeUnavailability, `${employeeId}/${one.id}`, { ...one, employee_id: employeeId }));
+    for (const one of unavailabilities) {
+      inputs.push(input(INPUT_ENTITY.employeeUnavailability, `${employeeId}/${one.id}`, { ...one, employee_id: employeeId }));
+    }
   }
   const byDay = new Map<number, AvailabilityData[]>();
   for (const { day, data } of parts.availabilities) byDay.set(day, [...(byDay.get(day) ?? []), data]);
   for (const day of [...byDay.keys()].sort((a, b) => a - b)) {
-    for (const data of random.shuffle(byDay.get(day) ?? [])) inputs.push(input(INPUT_ENTITY.availability, `${data.employee_id}/${data.id}`, data));
+    for (const data of random.shuffle(byDay.get(day) ?? [])) {
+      inputs.push(input(INPUT_ENTITY.availability, `${data.employee_id}/${data.id}`, data));
+    }
   }
   return inputs;
 }

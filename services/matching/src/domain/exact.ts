@@ -11,7 +11,8 @@ import type { AvailableEmployee } from './snapshot.js';
  * x[s,r] for each pair that may be combined; each shift on at most one resource; on each resource the
  * windows of its eligible shifts form an interval graph, and one row per maximal clique (a sweep over
  * the windows) keeps its shifts apart, which is exact for interval graphs. The objective is
- * lexicographic, solved in stages, each fixing the level it optimised before the next runs:
+ * lexicographic, solved in stages, each keeping the level it reached while the next ones run (see
+ * runStages: LPs first, branch and bound only where a vertex is fractional):
  *   1. mandatory matched, then matched: one stage, weights n+1 and 1 (n shifts: exactly lexicographic);
  *   2. linked pairs;
  *   3. lowest cost (in integer units, less the cheapest pair, over their gcd);
@@ -58,6 +59,8 @@ export interface ExactSolution {
   readonly rows: number;
   /** The stages the solver ran, with their wall-clock seconds. */
   readonly stages: readonly StageRun[];
+  /** The levels proved optimal, in order (`matched`, `linked`, `cost`, `kept`, those that apply): all of them unless out of time. */
+  readonly proved: readonly string[];
 }
 
 // the package's types describe its CommonJS build; Node and vitest load its ES module, whose default export is the loader itself
@@ -153,31 +156,75 @@ export async function solveComponent(
   const started = performance.now();
   const model = buildModel(shifts, resources, options);
   const seconds = () => (performance.now() - started) / 1000;
-  if (model.columns.length === 0) return { assignment: new Map(), status: 'trivial', seconds: seconds(), columns: 0, rows: 0, stages: [] };
+  if (model.columns.length === 0) {
+    return { assignment: new Map(), status: 'trivial', seconds: seconds(), columns: 0, rows: 0, stages: [], proved: [] };
+  }
   let highs = options.highs ?? (options.fresh === true || options.log !== undefined ? await ownSolver(options) : await loadExactSolver());
-  // each way of fixing the levels that fails its check falls back to the next, safer one
-  const ways: Fixing[] = FIXINGS.slice(FIXINGS.indexOf(options.fixing ?? 'deferred'));
+  // a try that fails its check is run again more safely: the last stage it deferred branches instead, then
+  // (with none deferred) rows fix the levels
+  const start = options.existing === undefined ? undefined : existingValues(model, options.existing);
+  const fixing = options.fixing ?? 'deferred';
+  let plan: Plan = { defer: fixing === 'deferred' ? 'all' : new Set(), rows: fixing === 'rows' };
   let outcome: StagesOutcome | undefined;
   const tried: StageRun[] = [];
-  for (const fixing of ways) {
+  for (;;) {
     const remaining = options.timeLimitSeconds === undefined ? {} : { timeLimitSeconds: Math.max(1, options.timeLimitSeconds - seconds()) };
     try {
-      outcome = runStages(highs, model, { ...options, ...remaining }, fixing);
+      outcome = runStages(highs, model, { ...options, ...remaining }, plan, start);
     } catch (error) {
       if (options.highs !== undefined) throw error;
       highs = await replaceSolver(options);
-      outcome = runStages(highs, model, { ...options, ...remaining }, fixing);
+      outcome = runStages(highs, model, { ...options, ...remaining }, plan, start);
     }
     tried.push(...outcome.stages);
-    if (outcome.verified) break;
+    if (outcome.verified || plan.rows) break;
+    const deferred = outcome.stages.filter((stage) => stage.method === 'deferred').map((stage) => stage.name);
+    const last = deferred[deferred.length - 1];
+    plan = last === undefined ? { defer: new Set(), rows: true } : { defer: new Set(deferred.slice(0, -1)), rows: false };
   }
   if (outcome?.verified !== true) throw new Error('exact matching: a stage lost the level of an earlier one');
+  // out of time, never worse than what exists
+  const fallBack = outcome.status === 'time-limit' && start !== undefined && isBetter(stagesOf(model, options), start, outcome.values);
+  const values = fallBack && start !== undefined ? start : outcome.values;
   const assignment = new Map<string, string>();
   model.columns.forEach((column, index) => {
-    if ((outcome.values[index] ?? 0) > 0.5) assignment.set(column.shift.availabilityId, column.resource.id);
+    if ((values[index] ?? 0) > 0.5) assignment.set(column.shift.availabilityId, column.resource.id);
   });
-  checkAssignment(model, outcome.values);
-  return { assignment, status: outcome.status, seconds: seconds(), columns: model.columns.length, rows: model.rowCount, stages: tried };
+  checkAssignment(model, values);
+  return {
+    assignment,
+    status: outcome.status,
+    seconds: seconds(),
+    columns: model.columns.length,
+    rows: model.rowCount,
+    stages: tried,
+    proved: outcome.proved,
+  };
+}
+
+/** The existing combinations as the model's columns, when they are feasible in it (pairs that are not columns dropped). */
+function existingValues(built: BuiltModel, existing: ReadonlyMap<string, string>): Float64Array | undefined {
+  const values = new Float64Array(built.columnCount);
+  built.columns.forEach(({ shift, resource }, column) => {
+    if (existing.get(shift.availabilityId) === resource.id) values[column] = 1;
+  });
+  for (let row = 0; row < built.rowCount; row += 1) {
+    let sum = 0;
+    for (let at = built.starts[row] as number; at < (built.starts[row + 1] as number); at += 1) {
+      sum += values[built.indices[at] as number] ?? 0;
+    }
+    if (sum > 1) return undefined;
+  }
+  return values;
+}
+
+/** Whether assignment `a` is lexicographically better than `b` over the stages' levels. */
+function isBetter(stages: readonly Stage[], a: Float64Array, b: Float64Array): boolean {
+  for (const stage of stages) {
+    const difference = levelOf(stage.costs, a) - levelOf(stage.costs, b);
+    if (Math.abs(difference) >= 0.5) return stage.maximize ? difference > 0 : difference < 0;
+  }
+  return false;
 }
 
 /** The assignment as the matcher's combinations. */
@@ -196,14 +243,24 @@ interface Column {
 }
 
 interface BuiltModel {
+  /** The pairs: the model's first columns, binary. */
   readonly columns: readonly Column[];
+  readonly columnCount: number;
   readonly shiftCount: number;
-  /** The rows in CSR form: each `x ≤ 1` summed over its columns. */
+  readonly rowCount: number;
+  readonly rowLower: Float64Array;
+  readonly rowUpper: Float64Array;
+  /** The rows in CSR form. */
   readonly starts: Int32Array;
   readonly indices: Int32Array;
-  readonly rowCount: number;
+  readonly values: Float64Array;
 }
 
+/**
+ * The rows: each shift on at most one resource, and on each resource at most one shift in each maximal
+ * clique of its windows (exact for interval graphs). Written as differences of consecutive cliques (a
+ * network matrix, a third of the nonzeros), the same LP took the dual simplex fifty times the iterations.
+ */
 function buildModel(shifts: readonly AvailableEmployee[], resources: readonly TransportResourceView[], options: ExactOptions): BuiltModel {
   const frozen = options.frozen ?? [];
   const blocked = (shift: AvailableEmployee, resource: TransportResourceView) =>
@@ -239,7 +296,17 @@ function buildModel(shifts: readonly AvailableEmployee[], resources: readonly Tr
   const indices = new Int32Array(nonzeros);
   let at = 0;
   for (const row of rows) for (const index of row.sort((a, b) => a - b)) indices[at++] = index;
-  return { columns, shiftCount: columnsOfShift.length, starts, indices, rowCount: rows.length };
+  return {
+    columns,
+    columnCount: columns.length,
+    shiftCount: columnsOfShift.length,
+    rowCount: rows.length,
+    rowLower: new Float64Array(rows.length).fill(-Infinity),
+    rowUpper: new Float64Array(rows.length).fill(1),
+    starts,
+    indices,
+    values: new Float64Array(nonzeros).fill(1),
+  };
 }
 
 /**
@@ -277,8 +344,8 @@ interface Stage {
 }
 
 /**
- * A stage as it ran: its relaxation was integral (`lp`); it needed branch and bound (`mip`); or, with
- * `deferred` fixing, its fractional optimum was taken as the level for the stages after it.
+ * A stage as it ran: its relaxation was integral (`lp`); it needed branch and bound (`mip`); or, where
+ * the try let it defer, its fractional vertex's optimum was taken as the level for the stages after it.
  */
 export interface StageRun {
   readonly name: string;
@@ -290,14 +357,19 @@ interface StagesOutcome {
   values: Float64Array;
   status: ExactStatus;
   stages: StageRun[];
-  /** False when fixing the optimal faces lost a level (a reduced cost too small to tell from zero): run again with rows. */
+  /** False when a level does not hold at the end: a deferred LP optimum that no assignment reaches, or a face fixed too loosely. */
   verified: boolean;
+  proved: string[];
 }
-
-const FIXINGS: readonly Fixing[] = ['deferred', 'faces', 'rows'];
 
 /** How a stage's level is kept while the next ones run (see runStages). */
 export type Fixing = 'deferred' | 'faces' | 'rows';
+
+/** One try: the stages that may defer (`all`, or by name), or rows for every level. */
+interface Plan {
+  readonly defer: 'all' | ReadonlySet<string>;
+  readonly rows: boolean;
+}
 
 /**
  * Runs the stages on one model; throws when the solver fails. Each stage solves the relaxation first
@@ -309,18 +381,18 @@ export type Fixing = 'deferred' | 'faces' | 'rows';
  * (an integer optimum on the LP's optimal face), every optimal assignment lies on that face: with
  * `faces`, the columns with a nonzero reduced cost are fixed where they are and the rows with a nonzero
  * dual made tight, which also shrinks the next LPs. Otherwise (and with `rows`) a row fixes the level:
- * dense, which slows the LPs after it. With `deferred`, a fractional vertex goes to no branch and bound
- * either: its face is fixed as if an integer assignment attained its optimum, and only the last stage
- * branches, over all the faces at once; an assignment found there attains every stage's LP optimum, so
- * it is the lexicographic optimum, and when there is none the stages run again with `faces`.
- * `verified` says whether every level still holds at the end.
+ * dense, which slows the LPs after it. A stage the plan lets defer goes to no branch and bound either
+ * when its vertex is fractional (and its LP optimum a whole number): its face is fixed as if an integer
+ * assignment attained that optimum, and only the last stage branches, over all the faces at once; an
+ * assignment found there attains every stage's LP optimum, so it is the lexicographic optimum. When
+ * there is none, `verified` is false (it says whether every level holds at the end) and the caller
+ * tries again with the last deferred stage branching.
  */
-function runStages(highs: Highs, built: BuiltModel, options: ExactOptions, fixing: Fixing): StagesOutcome {
-  const n = built.columns.length;
+function runStages(highs: Highs, built: BuiltModel, options: ExactOptions, plan: Plan, start: Float64Array | undefined): StagesOutcome {
+  const n = built.columnCount;
   const { maximize, minimize } = highs.constants.objectiveSense;
   const statuses = highs.constants.modelStatus;
-  const rowLower = new Float64Array(built.rowCount).fill(-highs.infinity);
-  const rowUpper = new Float64Array(built.rowCount).fill(1);
+  if (highs.constants.modelStatus.optimal !== OPTIMAL) throw new Error('exact matching: unexpected HiGHS status codes');
   const model = highs.createModel({
     numCols: n,
     numRows: built.rowCount,
@@ -328,16 +400,16 @@ function runStages(highs: Highs, built: BuiltModel, options: ExactOptions, fixin
     colCost: new Float64Array(n),
     colLower: new Float64Array(n),
     colUpper: new Float64Array(n).fill(1),
-    rowLower,
-    rowUpper,
-    matrix: { format: 'csr', numRows: built.rowCount, numCols: n, starts: built.starts, indices: built.indices, values: new Float64Array(built.indices.length).fill(1) },
+    rowLower: built.rowLower,
+    rowUpper: built.rowUpper,
+    matrix: { format: 'csr', numRows: built.rowCount, numCols: n, starts: built.starts, indices: built.indices, values: built.values },
   });
-  const bounds = { lower: [...rowLower], upper: [...rowUpper] };
+  const bounds = { lower: [...built.rowLower], upper: [...built.rowUpper] };
   const all = { kind: 'range', from: 0, to: n - 1 } as const;
   try {
     // every stage's objective is integer-valued: a gap below 1 proves the optimum
     model.options.set({ output_flag: options.log !== undefined, mip_rel_gap: 0, mip_abs_gap: 0.5 });
-    if (options.timeLimitSeconds !== undefined) model.options.set('time_limit', options.timeLimitSeconds);
+    const deadline = options.timeLimitSeconds === undefined ? undefined : performance.now() + options.timeLimitSeconds * 1000;
     let values: Float64Array = new Float64Array(n);
     let status: ExactStatus = 'optimal';
     const ran: StageRun[] = [];
@@ -345,6 +417,7 @@ function runStages(highs: Highs, built: BuiltModel, options: ExactOptions, fixin
     const reached: { stage: Stage; level: number; exact: boolean }[] = [];
     const stages = stagesOf(built, options);
     let denseRows = false;
+    let faceFixed = false;
     for (const [position, stage] of stages.entries()) {
       const last = position === stages.length - 1;
       model.changeObjectiveSense(stage.maximize ? maximize : minimize);
@@ -352,19 +425,33 @@ function runStages(highs: Highs, built: BuiltModel, options: ExactOptions, fixin
       const stageStart = performance.now();
       // presolve takes minutes over the dense rows of fixed levels, where the solve takes a second: none once there is one
       model.options.set('presolve', denseRows ? 'off' : 'on');
-      let { modelStatus } = model.run();
-      const lp = modelStatus === statuses.optimal ? { solution: model.getSolution(), level: model.getObjectiveValue() } : undefined;
+      // after a face is fixed, the old basis (which keeps presolve away) left the dual simplex stalling for
+      // minutes over the new bounds; without it, presolve takes the fixed columns and tight rows out
+      if (faceFixed && !denseRows) model.clearSolver();
+      faceFixed = false;
+      // the time left, on the model's own clock
+      if (deadline !== undefined) {
+        model.zeroAllClocks();
+        model.options.set('time_limit', Math.max(0.1, (deadline - performance.now()) / 1000));
+      }
+      const relaxed = solveRelaxation(model);
+      const { lp } = relaxed;
+      let { modelStatus } = relaxed;
       let method: StageRun['method'] = 'lp';
       if (lp !== undefined && isIntegral(lp.solution.colValue)) values = rounded(lp.solution.colValue);
-      else if (lp !== undefined && fixing === 'deferred' && !last) method = 'deferred';
+      // a fractional level is reached by no assignment (levels are integers): that stage branches at once
+      else if (lp !== undefined && !last && isWhole(lp.level) && (plan.defer === 'all' || plan.defer.has(stage.name))) method = 'deferred';
       else if (modelStatus !== statuses.timeLimit) {
         method = 'mip';
         model.changeColsIntegrality(all, new Int32Array(n).fill(highs.constants.variableType.integer));
-        // the previous stage's optimum satisfies every row so far: a warm start (not on a deferred stage's face)
-        if (position > 0 && !reached.some((one) => one.exact)) model.setSolution({ colValue: values });
+        // the previous stage's optimum satisfies every row so far: a warm start; else (first, or on a deferred
+        // stage's face) the existing combinations, which HiGHS checks and ignores where they break a row
+        const warm = position > 0 && !reached.some((one) => one.exact) ? values : start;
+        if (warm !== undefined) model.setSolution({ colValue: warm });
         modelStatus = model.run().modelStatus;
         const found = model.info.get('primal_solution_status') === highs.constants.solutionStatus.feasible;
-        if ((modelStatus === statuses.optimal || modelStatus === statuses.timeLimit) && found) values = rounded(model.getSolution().colValue);
+        const usable = modelStatus === statuses.optimal || modelStatus === statuses.timeLimit;
+        if (usable && found) values = rounded(model.getSolution().colValue);
         model.clearIntegrality();
       }
       ran.push({ name: stage.name, seconds: (performance.now() - stageStart) / 1000, method });
@@ -375,26 +462,32 @@ function runStages(highs: Highs, built: BuiltModel, options: ExactOptions, fixin
           break;
         }
         // the faces of deferred stages hold no integer assignment: their LP optima are not integer ones
-        if (reached.some((one) => one.exact)) return { values, status, stages: ran, verified: false };
+        if (reached.some((one) => one.exact)) return { values, status, stages: ran, verified: false, proved: [] };
         throw new Error(`exact matching: stage ${stage.name} ended with model status ${modelStatus}`);
       }
       if (method === 'deferred' && lp !== undefined) {
         // assumed attained by an integer assignment; the last stage's assignment is checked against it
         reached.push({ stage, level: lp.level, exact: true });
         fixFace(model, lp.solution, bounds, stage);
+        faceFixed = true;
         continue;
       }
       const level = levelOf(stage.costs, values);
       reached.push({ stage, level, exact: false });
       if (last) break;
       // the levels are integers: an LP optimum that close to one is that one
-      if (fixing !== 'rows' && lp !== undefined && Math.abs(lp.level - level) < 1e-4) fixFace(model, lp.solution, bounds, stage);
-      else denseRows = addLevelRow(model, stage, level, bounds, highs.infinity) || denseRows;
+      if (!plan.rows && lp !== undefined && Math.abs(lp.level - level) < 1e-4) {
+        fixFace(model, lp.solution, bounds, stage);
+        faceFixed = true;
+      } else denseRows = addLevelRow(model, stage, level, bounds, highs.infinity) || denseRows;
     }
-    const verified =
-      status !== 'optimal' ||
-      reached.every(({ stage, level, exact }) => Math.abs(levelOf(stage.costs, values) - level) < (exact ? 1e-4 : 0.5));
-    return { values, status, stages: ran, verified };
+    const attained = ({ stage, level, exact }: (typeof reached)[number]) =>
+      Math.abs(levelOf(stage.costs, values) - level) < (exact ? 1e-4 : 0.5);
+    const verified = status !== 'optimal' || reached.every(attained);
+    // out of time, the levels proved are those the assignment reaches, in order (a deferred one only when it reaches its LP bound)
+    const provedCount = reached.findIndex((one) => !attained(one));
+    const proved = reached.slice(0, provedCount === -1 ? reached.length : provedCount).map(({ stage }) => stage.name);
+    return { values, status, stages: ran, verified, proved };
   } finally {
     model.dispose();
   }
@@ -405,6 +498,22 @@ interface RowBounds {
   upper: number[];
 }
 
+type LpSolution = Pick<ReturnType<Model['getSolution']>, 'colValue' | 'colDual' | 'rowValue' | 'rowDual'>;
+
+interface Relaxed {
+  modelStatus: number;
+  lp?: { solution: LpSolution; level: number };
+}
+
+/** HiGHS's model status for a proved optimum (`highs.constants.modelStatus.optimal`). */
+const OPTIMAL = 7;
+
+function solveRelaxation(model: Model): Relaxed {
+  const { modelStatus } = model.run();
+  if (modelStatus !== OPTIMAL) return { modelStatus };
+  return { modelStatus, lp: { solution: model.getSolution(), level: model.getObjectiveValue() } };
+}
+
 /**
  * Keeps the model on the optimal face of the stage's LP: by complementary slackness with the LP's dual
  * solution, an assignment is optimal exactly when every column with a nonzero reduced cost stays at its
@@ -412,7 +521,7 @@ interface RowBounds {
  * tolerance count as zero: a column left free that way could let a later stage lose this level, which
  * the final check catches (the stages then run again with rows).
  */
-function fixFace(model: Model, solution: ReturnType<Model['getSolution']>, bounds: RowBounds, stage: Stage): void {
+function fixFace(model: Model, solution: LpSolution, bounds: RowBounds, stage: Stage): void {
   const scale = stage.costs.reduce((most, cost) => Math.max(most, Math.abs(cost)), 1);
   const tolerance = 1e-6 * scale;
   const columns: number[] = [];
@@ -422,7 +531,9 @@ function fixFace(model: Model, solution: ReturnType<Model['getSolution']>, bound
     columns.push(index);
     at.push(Math.round(solution.colValue[index] ?? 0));
   });
-  if (columns.length > 0) model.changeColsBounds({ kind: 'set', indices: Int32Array.from(columns) }, Float64Array.from(at), Float64Array.from(at));
+  if (columns.length > 0) {
+    model.changeColsBounds({ kind: 'set', indices: Int32Array.from(columns) }, Float64Array.from(at), Float64Array.from(at));
+  }
   solution.rowDual.forEach((dual, row) => {
     if (Math.abs(dual) <= tolerance) return;
     const activity = solution.rowValue[row] ?? 0;
@@ -460,6 +571,10 @@ function levelOf(costs: Float64Array, values: Float64Array): number {
   return level;
 }
 
+function isWhole(level: number): boolean {
+  return Math.abs(level - Math.round(level)) < 1e-6 + 1e-9 * Math.abs(level);
+}
+
 function isIntegral(values: Float64Array): boolean {
   for (const value of values) if (Math.abs(value - Math.round(value)) > 1e-7) return false;
   return true;
@@ -471,7 +586,7 @@ function rounded(colValue: Float64Array): Float64Array {
 
 function stagesOf(built: BuiltModel, options: ExactOptions): Stage[] {
   const { columns, shiftCount } = built;
-  const n = columns.length;
+  const n = built.columnCount;
   const stages: Stage[] = [];
   const counts = new Float64Array(n);
   columns.forEach(({ shift }, index) => {
@@ -484,7 +599,11 @@ function stagesOf(built: BuiltModel, options: ExactOptions): Stage[] {
   });
   if (linked.some((value) => value > 0)) stages.push({ name: 'linked', maximize: true, costs: linked });
   const costs = integerCosts(columns.map(({ resource }) => combinationCost(resource)), shiftCount);
-  if (costs !== undefined) stages.push({ name: 'cost', maximize: false, costs });
+  if (costs !== undefined) {
+    const padded = new Float64Array(n);
+    padded.set(costs);
+    stages.push({ name: 'cost', maximize: false, costs: padded });
+  }
   const existing = options.existing;
   if (existing !== undefined) {
     const kept = new Float64Array(n);
@@ -520,19 +639,25 @@ function gcd(a: number, b: number): number {
   return x;
 }
 
-/** A solution that breaks a row would be a solver tolerance gone wrong: better to fail than to report it. */
+/** An assignment that breaks a rule would be a solver tolerance gone wrong: better to fail than to report it. */
 function checkAssignment(model: BuiltModel, values: Float64Array): void {
-  for (let row = 0; row < model.rowCount; row += 1) {
-    let sum = 0;
-    for (let at = model.starts[row] as number; at < (model.starts[row + 1] as number); at += 1) sum += values[model.indices[at] as number] ?? 0;
-    if (sum > 1) throw new Error(`exact matching: row ${row} holds ${sum} pairs`);
-  }
   const seen = new Set<string>();
-  model.columns.forEach(({ shift }, index) => {
+  const onResource = new Map<string, AvailableEmployee[]>();
+  model.columns.forEach(({ shift, resource }, index) => {
     if ((values[index] ?? 0) < 0.5) return;
     if (seen.has(shift.availabilityId)) throw new Error(`exact matching: ${shift.availabilityId} is matched twice`);
     seen.add(shift.availabilityId);
+    onResource.set(resource.id, [...(onResource.get(resource.id) ?? []), shift]);
   });
+  for (const [resourceId, placed] of onResource) {
+    placed.sort((a, b) => a.window.start - b.window.start);
+    placed.forEach((shift, index) => {
+      const next = placed[index + 1];
+      if (next !== undefined && overlaps(shift.window, next.window)) {
+        throw new Error(`exact matching: ${shift.availabilityId} and ${next.availabilityId} overlap on ${resourceId}`);
+      }
+    });
+  }
 }
 
 function shiftKeysOf(shift: AvailableEmployee): string[] {
