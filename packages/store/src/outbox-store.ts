@@ -22,6 +22,12 @@ export interface OutboxStore extends OutboxSource {
 
 /** Documents cleared per round of statements. */
 const CLEAR_BATCH = 500;
+/**
+ * Up to this many documents, each is cleared by its own statements, found by `_id` alone: FerretDB
+ * serves `_id: {$in: …}` by reading the whole collection (0.2 ms a document: 4,000 documents took
+ * 820 ms to clear 40), where one document by `_id` takes 5 ms. Larger batches share a scan.
+ */
+const CLEAR_ONE_BY_ONE = 32;
 /** Documents read per round trip by the sweep. */
 const SWEEP_BATCH = 500;
 
@@ -52,9 +58,28 @@ export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOpt
         // document in this process could otherwise lose the event it adds.
         await locks.exclusiveAll(
           batch.map((entry) => lockKey(name, entry.documentId)),
-          () => clearBatch(name, batch),
+          () => (batch.length <= CLEAR_ONE_BY_ONE ? Promise.all(batch.map((entry) => clearOne(name, entry))) : clearBatch(name, batch)),
         );
       }
+    }
+  }
+
+  /** Clears one document's published events, oldest first, as clearBatch does for many. */
+  async function clearOne(name: string, { documentId, eventIds }: PublishedEvents): Promise<void> {
+    const collection = collectionOf(name);
+    const head = (eventId: string) => ({ _id: documentId, [`${OUTBOX_FIELD}.0.id`]: eventId }) as Filter<OutboxDocument>;
+    let popped = false;
+    for (const eventId of eventIds) {
+      const { modifiedCount } = await collection.updateOne(
+        { ...head(eventId), [OUTBOX_FIELD]: { $size: 1 } } as Filter<OutboxDocument>,
+        { $unset: { [OUTBOX_FIELD]: '' } },
+      );
+      if (modifiedCount === 1) continue;
+      await collection.updateOne(head(eventId), { $pop: { [OUTBOX_FIELD]: -1 } } as never);
+      popped = true;
+    }
+    if (popped) {
+      await collection.updateOne({ _id: documentId, [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>, { $unset: { [OUTBOX_FIELD]: '' } });
     }
   }
 
