@@ -58,7 +58,10 @@ export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOpt
         // document in this process could otherwise lose the event it adds.
         await locks.exclusiveAll(
           batch.map((entry) => lockKey(name, entry.documentId)),
-          () => (batch.length <= CLEAR_ONE_BY_ONE ? Promise.all(batch.map((entry) => clearOne(name, entry))) : clearBatch(name, batch)),
+          async () => {
+            if (batch.length > CLEAR_ONE_BY_ONE) await clearBatch(name, batch);
+            else await Promise.all(batch.map((entry) => clearOne(name, entry)));
+          },
         );
       }
     }
