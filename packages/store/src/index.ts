@@ -40,6 +40,8 @@ export {
   type IfMatch,
   type IndexedFilter,
   type KeysetRead,
+  type KnownState,
+  type KnownWrite,
   type ResourceCollection,
   type WriteResult,
 } from './resource-collection.js';

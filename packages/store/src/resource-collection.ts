@@ -89,6 +89,16 @@ export interface WriteResult<Body> {
   created: boolean;
 }
 
+/** What a collection's only writer last stored of one resource: the live resource, a tombstone's version, or nothing. */
+export type KnownState<Body> = Resource<Body> | { key: string; tombstone: number };
+
+/** One resource brought from its known state to `body` (undefined: removed). */
+export interface KnownWrite<Body> {
+  key: string;
+  stored: KnownState<Body> | undefined;
+  body: Body | undefined;
+}
+
 export interface ResourceCollection<Body> {
   readonly name: string;
   readonly collection: Collection<StoredDocument<Body>>;
@@ -109,6 +119,13 @@ export interface ResourceCollection<Body> {
   put(id: ResourceId, body: Body, options?: { ifMatch?: IfMatch; mode?: 'upsert' | 'update' }): Promise<WriteResult<Body>>;
   /** Removes one resource, leaving a tombstone; returns it as it was. */
   remove(id: ResourceId, options?: { ifMatch?: IfMatch }): Promise<Resource<Body>>;
+  /**
+   * For a collection's only writer, which knows what it stored (the matching engine): brings each
+   * resource from its known state to its body, with its event, without reading first; new documents are
+   * inserted many at a time. Throws ConcurrentWriteError when a known state is not the stored one any
+   * more (the others are written). Returns the new known states.
+   */
+  writeKnown(scope: Scope, writes: readonly KnownWrite<Body>[]): Promise<KnownState<Body>[]>;
   /** Removes every live resource of a list (that matches `where`), each with its own event; returns them. */
   removeMany(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
   /**
@@ -138,6 +155,8 @@ export function newKey(): string {
 const MAX_WRITE_ATTEMPTS = 8;
 /** Documents removed per commit by removeMany: a guard's intent holds them all. */
 const REMOVE_BATCH = 200;
+/** Updates of writeKnown in flight at once. */
+const KNOWN_WRITES_IN_FLIGHT = 16;
 /** Bytes of events one commit of removeMany carries at most, well below MongoDB's 16 MiB per document. */
 const MAX_INTENT_EVENT_BYTES = 8 * 1024 ** 2;
 
@@ -306,6 +325,50 @@ export function createResourceCollection<Body>(
     );
   }
 
+  /** The stored document a known state stands for: enough of it to write its next state and event. */
+  function documentOf(id: ResourceId, stored: KnownState<Body>): StoredDocument<Body> {
+    if ('tombstone' in stored) {
+      return { _id: documentId(id), ...scopeFilter(id), key: id.key, version: stored.tombstone, deleted: true, created_at: new Date(0), updated_at: new Date(0) };
+    }
+    return {
+      _id: documentId(id),
+      ...scopeFilter(id),
+      key: id.key,
+      version: stored.version,
+      body: toJsonText(stored.body),
+      created_at: stored.createdAt,
+      updated_at: stored.updatedAt,
+    };
+  }
+
+  async function writeKnown(scope: Scope, changes: readonly KnownWrite<Body>[]): Promise<KnownState<Body>[]> {
+    checkScope(scope);
+    if (guard !== undefined || parent !== undefined) throw new StoreUsageError(`${name}: writeKnown is for unguarded top-level collections`);
+    const at = new Date();
+    const planned = changes.flatMap(({ key, stored, body }) => {
+      const id = { ...scope, key };
+      const current = stored === undefined ? null : documentOf(id, stored);
+      if (body !== undefined) return [{ write: liveWrite(id, current, body, at), body }];
+      return current === null || current.deleted === true ? [] : [{ write: tombstoneWrite(current, at), body }];
+    });
+    const writes = planned.map(({ write }) => write);
+    const applied = await orUnavailable(() =>
+      locks.exclusiveAll(writes.map((write) => lockKey(name, write._id)), async () => {
+        const inserted = await writer.insertMany(writes.filter((write) => write.from === 0));
+        const updates = writes.filter((write) => write.from !== 0);
+        const updated: boolean[] = [];
+        for (let start = 0; start < updates.length; start += KNOWN_WRITES_IN_FLIGHT) {
+          updated.push(...(await Promise.all(updates.slice(start, start + KNOWN_WRITES_IN_FLIGHT).map((write) => writer.applyOne(write)))));
+        }
+        return inserted && updated.every(Boolean);
+      }),
+    );
+    if (!applied) throw new ConcurrentWriteError(entity, changes[0]?.key ?? '');
+    return planned.map(({ write, body }) =>
+      body === undefined ? { key: write.next.key, tombstone: write.next.version } : resultOf(write, body).resource,
+    );
+  }
+
   /** Runs a read-decide-write until it is applied (undefined: another writer came first), at most MAX_WRITE_ATTEMPTS times. */
   async function untilApplied<T>(key: string, attempt: () => Promise<T | undefined>): Promise<T> {
     for (let attempts = 0; attempts < MAX_WRITE_ATTEMPTS; attempts += 1) {
@@ -470,6 +533,7 @@ export function createResourceCollection<Body>(
     create,
     put,
     remove,
+    writeKnown,
     removeMany,
     removeChildrenOf,
     indexDescriptions,

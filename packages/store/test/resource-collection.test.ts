@@ -210,6 +210,64 @@ describe('remove', () => {
   });
 });
 
+describe('writeKnown', () => {
+  const eventsOf = async (key: string) => (await rawDocument('t3', key))?.outbox?.map((event) => [event.type, event.version]);
+
+  it('creates, updates, removes and creates again from the states it returns, each with its event', async () => {
+    const [a, b] = await widgets.writeKnown({ tenant: 't3' }, [
+      { key: 'k-a', stored: undefined, body: { colour: 'red' } },
+      { key: 'k-b', stored: undefined, body: { colour: 'green' } },
+    ]);
+    expect(a).toMatchObject({ key: 'k-a', version: 1, body: { colour: 'red' } });
+    expect(committedTo('t3/k-b').at(-1)?.events.map((event) => event.type)).toEqual(['widget.created']);
+
+    const [updated, removed] = await widgets.writeKnown({ tenant: 't3' }, [
+      { key: 'k-a', stored: a, body: { colour: 'blue' } },
+      { key: 'k-b', stored: b, body: undefined },
+    ]);
+    expect(updated).toMatchObject({ version: 2, body: { colour: 'blue' } });
+    expect(removed).toEqual({ key: 'k-b', tombstone: 2 });
+    expect(await widgets.get(id('k-a', 't3'))).toMatchObject({ version: 2, body: { colour: 'blue' } });
+    expect(await widgets.get(id('k-b', 't3'))).toBeNull();
+    expect(await eventsOf('k-a')).toEqual([['widget.created', 1], ['widget.updated', 2]]);
+    // the removal's event carries the removed state, as remove's does
+    const removal = (await rawDocument('t3', 'k-b'))?.outbox?.at(-1);
+    expect(removal).toMatchObject({ type: 'widget.deleted', version: 2, data: { business_id: 'k-b', colour: 'green' } });
+
+    const [again] = await widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-b', stored: removed, body: { colour: 'pink' } }]);
+    expect(again).toMatchObject({ version: 3, body: { colour: 'pink' } });
+    expect((await eventsOf('k-b'))?.at(-1)).toEqual(['widget.created', 3]);
+  });
+
+  it('writes nothing for the removal of what is not there', async () => {
+    expect(await widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-none', stored: undefined, body: undefined }])).toEqual([]);
+    expect(await rawDocument('t3', 'k-none')).toBeNull();
+  });
+
+  it('throws ConcurrentWriteError when a known state is stale, and still writes the others', async () => {
+    const [c] = await widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-c', stored: undefined, body: { colour: 'red' } }]);
+    await widgets.put(id('k-c', 't3'), { colour: 'someone else' });
+    const stale = widgets.writeKnown({ tenant: 't3' }, [
+      { key: 'k-c', stored: c, body: { colour: 'mine' } },
+      { key: 'k-d', stored: undefined, body: { colour: 'new' } },
+    ]);
+    await expect(stale).rejects.toBeInstanceOf(ConcurrentWriteError);
+    expect(await widgets.get(id('k-c', 't3'))).toMatchObject({ version: 2, body: { colour: 'someone else' } });
+    expect(await widgets.get(id('k-d', 't3'))).toMatchObject({ version: 1, body: { colour: 'new' } });
+    // a document believed absent that exists
+    const present = widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-d', stored: undefined, body: { colour: 'again' } }]);
+    await expect(present).rejects.toBeInstanceOf(ConcurrentWriteError);
+  });
+
+  it('inserts more new documents than one statement takes', async () => {
+    const keys = Array.from({ length: 450 }, (_, index) => `bulk-${String(index).padStart(3, '0')}`);
+    const states = await widgets.writeKnown({ tenant: 't4' }, keys.map((key) => ({ key, stored: undefined, body: { colour: key } })));
+    expect(states).toHaveLength(450);
+    const stored = await widgets.find({ tenant: 't4' });
+    expect(stored.map((resource) => resource.body.colour)).toEqual(keys);
+  });
+});
+
 describe('list', () => {
   const tenant = 'paging';
   const keys = ['k01', 'k02', 'k03', 'k04', 'k05'];
