@@ -126,6 +126,8 @@ export interface ResourceCollection<Body> {
    * more (the others are written). Returns the new known states.
    */
   writeKnown(scope: Scope, writes: readonly KnownWrite<Body>[]): Promise<KnownState<Body>[]>;
+  /** What is stored of a list, tombstones included: where an only writer starts from (see writeKnown). */
+  knownStates(scope: Scope): Promise<KnownState<Body>[]>;
   /** Removes every live resource of a list (that matches `where`), each with its own event; returns them. */
   removeMany(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
   /**
@@ -511,6 +513,12 @@ export function createResourceCollection<Body>(
     return found.map(toResource);
   }
 
+  async function knownStates(scope: Scope): Promise<KnownState<Body>[]> {
+    checkScope(scope);
+    const found = await orUnavailable(() => collection.find(scopeFilter(scope) as Filter<StoredDocument<Body>>).sort({ key: 1 }).toArray());
+    return found.map((document) => (document.deleted === true ? { key: document.key, tombstone: document.version } : toResource(document)));
+  }
+
   const scopeKeys = { tenant: 1, ...(scopedByParent ? { parent: 1 } : {}) };
   const indexDescriptions: IndexDescription[] = [
     { key: { ...scopeKeys, key: 1 }, name: 'scope_key', unique: true },
@@ -534,6 +542,7 @@ export function createResourceCollection<Body>(
     put,
     remove,
     writeKnown,
+    knownStates,
     removeMany,
     removeChildrenOf,
     indexDescriptions,

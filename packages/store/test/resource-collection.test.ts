@@ -234,6 +234,9 @@ describe('writeKnown', () => {
     const removal = (await rawDocument('t3', 'k-b'))?.outbox?.at(-1);
     expect(removal).toMatchObject({ type: 'widget.deleted', version: 2, data: { business_id: 'k-b', colour: 'green' } });
 
+    // where a writer starts from: tombstones included
+    expect(await widgets.knownStates({ tenant: 't3' })).toEqual([updated, removed]);
+
     const [again] = await widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-b', stored: removed, body: { colour: 'pink' } }]);
     expect(again).toMatchObject({ version: 3, body: { colour: 'pink' } });
     expect((await eventsOf('k-b'))?.at(-1)).toEqual(['widget.created', 3]);

@@ -1,10 +1,10 @@
 import { entityOfType, type EventEnvelope } from '@rm/contracts';
-import { ResourceNotFoundError, type ResourceCollection } from '@rm/store';
+import type { KnownState, Resource, ResourceCollection } from '@rm/store';
 import type { Combination } from './domain/matcher.js';
 import { TenantMatching, type Input, type KeptAddress, type Touched } from './domain/tenant-matching.js';
 import { availableEmployeeFields, combinationFields } from './representation.js';
 import type { InputStore } from './store/inputs.js';
-import type { Outputs } from './store/outputs.js';
+import type { AvailableEmployeeFields, CombinationFields, Outputs } from './store/outputs.js';
 
 /** Runs the tenants' matching on this replica, for the partitions it holds. */
 export interface MatchingEngine {
@@ -23,17 +23,20 @@ export interface MatchingEngineOptions {
   now?: () => number;
 }
 
+/** What is stored of one output (the engine is its only writer), with its body as JSON: what a write compares with. */
+interface Stored<Body> {
+  state: KnownState<Body>;
+  json: string | undefined;
+}
+
 /** One tenant on this replica: its matching once loaded, what is stored of its outputs, and the work in hand. */
 interface TenantSlot {
   partition: number;
   matching?: TenantMatching;
-  /** The stored body of each output, as JSON, by availability id: what a write compares with. */
-  stored: { snapshots: Map<string, string>; combinations: Map<string, string> };
+  /** By availability id. */
+  stored: { snapshots: Map<string, Stored<AvailableEmployeeFields>>; combinations: Map<string, Stored<CombinationFields>> };
   busy: Promise<unknown>;
 }
-
-/** Database calls of one tenant that run side by side. */
-const CONCURRENCY = 16;
 
 export function inputOf(event: EventEnvelope): Input {
   return {
@@ -72,7 +75,7 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
     const work = slot.busy.then(async () => {
       try {
         const matching = slot.matching ?? (await load(tenant, slot));
-        await inParallel(batch.map((input) => () => inputs.record(tenant, input)));
+        await inputs.record(tenant, newestOf(batch).map((input) => ({ input, known: matching.versionOf(input.entity, input.id) !== undefined })));
         const touched: Touched = { snapshots: new Set(), combinations: new Set() };
         for (const input of batch) {
           const { snapshots, combinations } = matching.apply(input, now());
@@ -93,18 +96,18 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
   async function load(tenant: string, slot: TenantSlot): Promise<TenantMatching> {
     const [recorded, snapshots, combinations] = await Promise.all([
       inputs.ofTenant(tenant),
-      outputs.availableEmployees.find({ tenant }),
-      outputs.combinations.find({ tenant }),
+      outputs.availableEmployees.knownStates({ tenant }),
+      outputs.combinations.knownStates({ tenant }),
     ]);
-    slot.stored.snapshots = new Map(snapshots.map((resource) => [resource.key, JSON.stringify(resource.body)]));
-    slot.stored.combinations = new Map(combinations.map((resource) => [resource.key, JSON.stringify(resource.body)]));
-    const live = combinations.flatMap(({ key, body }): Combination[] => {
+    slot.stored.snapshots = new Map(snapshots.map((resource) => [resource.key, storedOf(resource)]));
+    slot.stored.combinations = new Map(combinations.map((resource) => [resource.key, storedOf(resource)]));
+    const live = combinations.filter(isLive).flatMap(({ key, body }): Combination[] => {
       const [transportResourceId] = body.transport_resource_ids;
       if (body.deployment_id !== undefined || transportResourceId === undefined) return [];
       return [{ availabilityId: key, employeeId: body.employee_id, transportResourceId }];
     });
     const kept = new Map(
-      snapshots.flatMap(({ key, body: { location, address } }): [string, KeptAddress][] =>
+      snapshots.filter(isLive).flatMap(({ key, body: { location, address } }): [string, KeptAddress][] =>
         location.home_base_id === undefined || address === undefined ? [] : [[key, { homeBaseId: location.home_base_id, address }]],
       ),
     );
@@ -120,16 +123,18 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
    * taken twice while one moves; then the others and the snapshots, side by side.
    */
   async function write(tenant: string, slot: TenantSlot, matching: TenantMatching, touched: Touched): Promise<void> {
-    const combinations = [...touched.combinations].map((id) => ({ id, combination: matching.combination(id) }));
-    const writeCombination = ({ id, combination }: (typeof combinations)[number]) => () =>
-      sync(outputs.combinations, slot.stored.combinations, tenant, id, combination && combinationFields(combination));
-    await inParallel(combinations.filter(({ combination }) => combination === undefined).map(writeCombination));
-    await inParallel([
-      ...combinations.filter(({ combination }) => combination !== undefined).map(writeCombination),
-      ...[...touched.snapshots].map((id) => () => {
-        const snapshot = matching.availableEmployee(id);
-        return sync(outputs.availableEmployees, slot.stored.snapshots, tenant, id, snapshot && availableEmployeeFields(snapshot));
-      }),
+    const combinations = [...touched.combinations].map((id) => {
+      const combination = matching.combination(id);
+      return { key: id, body: combination && combinationFields(combination) };
+    });
+    const snapshots = [...touched.snapshots].map((id) => {
+      const snapshot = matching.availableEmployee(id);
+      return { key: id, body: snapshot && availableEmployeeFields(snapshot) };
+    });
+    await sync(outputs.combinations, slot.stored.combinations, tenant, combinations.filter(({ body }) => body === undefined));
+    await Promise.all([
+      sync(outputs.combinations, slot.stored.combinations, tenant, combinations.filter(({ body }) => body !== undefined)),
+      sync(outputs.availableEmployees, slot.stored.snapshots, tenant, snapshots),
     ]);
   }
 
@@ -144,24 +149,36 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
   return { handleBatch, release };
 }
 
-/** Runs the calls CONCURRENCY at a time. */
-async function inParallel(calls: readonly (() => Promise<unknown>)[]): Promise<void> {
-  for (let start = 0; start < calls.length; start += CONCURRENCY) {
-    await Promise.all(calls.slice(start, start + CONCURRENCY).map((call) => call()));
+/** The newest input of each entity in a batch: the one to record. */
+function newestOf(batch: readonly Input[]): Input[] {
+  const newest = new Map<string, Input>();
+  for (const input of batch) {
+    const key = `${input.entity}|${input.id}`;
+    if ((newest.get(key)?.version ?? 0) < input.version) newest.set(key, input);
   }
+  return [...newest.values()];
 }
 
-/** Brings one stored output to `body` (absent: none), writing only when it differs from what is stored. */
-async function sync<Body>(collection: ResourceCollection<Body>, stored: Map<string, string>, tenant: string, key: string, body: Body | undefined) {
-  const json = body === undefined ? undefined : JSON.stringify(body);
-  if (stored.get(key) === json) return;
-  if (body === undefined) {
-    await collection.remove({ tenant, key }).catch((error: unknown) => {
-      if (!(error instanceof ResourceNotFoundError)) throw error;
-    });
-    stored.delete(key);
-  } else {
-    await collection.put({ tenant, key }, body);
-    stored.set(key, json as string);
-  }
+function isLive<Body>(state: KnownState<Body>): state is Resource<Body> {
+  return 'body' in state;
+}
+
+function storedOf<Body>(state: KnownState<Body>): Stored<Body> {
+  return { state, json: isLive(state) ? JSON.stringify(state.body) : undefined };
+}
+
+/** Brings stored outputs to their bodies (absent: none), writing only those that differ from what is stored. */
+async function sync<Body>(
+  collection: ResourceCollection<Body>,
+  stored: Map<string, Stored<Body>>,
+  tenant: string,
+  outputs: readonly { key: string; body: Body | undefined }[],
+): Promise<void> {
+  const changed = outputs.filter(({ key, body }) => stored.get(key)?.json !== (body === undefined ? undefined : JSON.stringify(body)));
+  if (changed.length === 0) return;
+  const states = await collection.writeKnown(
+    { tenant },
+    changed.map(({ key, body }) => ({ key, stored: stored.get(key)?.state, body })),
+  );
+  for (const state of states) stored.set(state.key, storedOf(state));
 }

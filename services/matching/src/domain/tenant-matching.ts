@@ -1,5 +1,6 @@
 import type { Address, Availability, Deployment, Employee, TransportResource, UnavailabilityFields } from '@rm/contracts';
 import { frozenCombinationOf, holds, type FrozenCombination } from './deployed.js';
+import { components } from './exact.js';
 import { combinationCapabilities, transportResourceView, type TransportResourceView } from './feasibility.js';
 import { createMatcher, type Combination, type Matcher, type MatcherLimits } from './matcher.js';
 import { buildAvailableEmployee, type AvailableEmployee } from './snapshot.js';
@@ -29,6 +30,19 @@ export interface Input {
 export interface Touched {
   readonly snapshots: Set<string>;
   readonly combinations: Set<string>;
+}
+
+/**
+ * What an exact re-solve takes (exact.ts solveAll): the location components with a change since the last
+ * adoption, the frozen combinations that bear on them, and their live combinations as `existing`, so
+ * that the solve keeps the most of them. `revision` is the matcher's when they were taken.
+ */
+export interface ExactInputs {
+  readonly revision: number;
+  readonly shifts: readonly AvailableEmployee[];
+  readonly resources: readonly TransportResourceView[];
+  readonly frozen: readonly FrozenCombination[];
+  readonly existing: ReadonlyMap<string, string>;
 }
 
 /** The address a snapshot copied from its home base: what a shift that has started keeps (rule 8). */
@@ -93,6 +107,10 @@ export class TenantMatching {
   /** While restoring: the addresses of the stored snapshots, in place of the snapshots built before. */
   private kept: ReadonlyMap<string, KeptAddress> = new Map();
   private readonly matcher: Matcher;
+  /** The revision of the last inputs adopted: components with no change since need no re-solve. */
+  private adoptedAt = 0;
+  /** The inputs this instance gave out: a re-solve taken from another one (the tenant reloaded) is not adopted. */
+  private readonly issued = new WeakSet<ExactInputs>();
 
   constructor(limits: Partial<MatcherLimits> = {}) {
     this.matcher = createMatcher(limits);
@@ -126,6 +144,11 @@ export class TenantMatching {
       combinations: stored,
     });
     return tenant;
+  }
+
+  /** The version held of an input's entity; undefined when none ever came. */
+  versionOf(entity: string, id: string): number | undefined {
+    return this.versions.get(`${entity}|${id}`);
   }
 
   /** Applies one input if it is newer than what is held; `now` decides which shifts have started (rule 8). */
@@ -162,6 +185,47 @@ export class TenantMatching {
         this.rebuild([...this.snapshots.values()].filter((shift) => atHomeBase(shift, input.id)).map((shift) => shift.availabilityId), now, touched);
         break;
     }
+    return touched;
+  }
+
+  /** The inputs of an exact re-solve: the components changed since the last adoption; none when nothing changed. */
+  exactInputs(): ExactInputs {
+    const state = this.matcher.state();
+    const parts = components(state.snapshots, state.resources).filter(
+      (part) => part.shifts.length > 0 && part.resources.length > 0 && this.matcher.changedSince(part, this.adoptedAt),
+    );
+    const shifts = parts.flatMap((part) => part.shifts);
+    const resources = parts.flatMap((part) => part.resources);
+    const employeeIds = new Set(shifts.map((shift) => shift.employeeId));
+    const resourceIds = new Set(resources.map((resource) => resource.id));
+    const existing = new Map(
+      shifts.flatMap((shift): [string, string][] => {
+        const live = this.matcher.combinationOf(shift.availabilityId);
+        return live === undefined ? [] : [[shift.availabilityId, live.transportResourceId]];
+      }),
+    );
+    const inputs: ExactInputs = {
+      revision: this.matcher.revision(),
+      shifts,
+      resources,
+      frozen: state.frozen.filter((one) => employeeIds.has(one.employeeId) || one.transportResourceIds.some((id) => resourceIds.has(id))),
+      existing,
+    };
+    this.issued.add(inputs);
+    return inputs;
+  }
+
+  /**
+   * Adopts an exact re-solve of `exactInputs()`, component by component: a component is taken only when
+   * none of its inputs changed since they were taken, and when it is better by the objective than what
+   * holds now (Matcher.adopt); frozen combinations are never touched. Says what to write, as `apply` does.
+   */
+  adopt(inputs: ExactInputs, assignment: ReadonlyMap<string, string>): Touched {
+    const touched: Touched = { snapshots: new Set(), combinations: new Set() };
+    if (!this.issued.has(inputs)) return touched;
+    for (const part of components(inputs.shifts, inputs.resources)) this.note(this.matcher.adopt(part, assignment, inputs.revision), touched);
+    // a component left out changed after the inputs were taken: the next exactInputs offers it again
+    this.adoptedAt = Math.max(this.adoptedAt, inputs.revision);
     return touched;
   }
 
