@@ -46,6 +46,7 @@ export const matchingServiceBench: Bench = {
       const live = await startEngine(env);
       engines.push(live);
       await waitForDurables(jsm, env);
+      const atRest = memoryOf(live.child);
 
       const importStart = process.hrtime.bigint();
       await publishAll(js, instance.inputs);
@@ -73,7 +74,7 @@ export const matchingServiceBench: Bench = {
           `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms`,
           `in-process per input: p50 ${inProcess.p50.toFixed(3)} ms, p99 ${inProcess.p99.toFixed(3)} ms`],
         ['engine resident memory after the import (peak)', `${mib(afterImport.rss)} (${mib(afterImport.peak)})`,
-          `in-process heap of the tenant: ${mib(inProcess.heapBytes)}`],
+          `the same process at rest before the import: ${mib(atRest.rss)}; in-process heap of the tenant: ${mib(inProcess.heapBytes)}`],
       ];
       console.log('\nMatching service: one tenant streamed in as events, against the same inputs applied in-process\n');
       console.log('| measure | matching service | baseline |\n|---|---|---|');
