@@ -19,6 +19,11 @@ export interface StoreOptions {
   staleAfterMs?: number;
   /** How long a purgeable tombstone stays after its event is out (default 10 minutes). */
   tombstoneGraceMs?: number;
+  /**
+   * Least time between two tidyings of empty outboxes (default 10 minutes): FerretDB reads every
+   * document of every collection for it (seconds at 20,000 documents), and only racing relays leave one.
+   */
+  tidyIntervalMs?: number;
 }
 
 /** What one maintenance pass did. */
@@ -56,7 +61,8 @@ export interface Store {
  * its collections share, and knows every collection it made, so that the relay can never miss one.
  */
 export function createStore(db: Db, options: StoreOptions): Store {
-  const { maxEventBytes, staleAfterMs = 10_000, tombstoneGraceMs = 10 * 60_000 } = options;
+  const { maxEventBytes, staleAfterMs = 10_000, tombstoneGraceMs = 10 * 60_000, tidyIntervalMs = 10 * 60_000 } = options;
+  let tidiedAt = Number.NEGATIVE_INFINITY;
   const locks = createDocumentLocks();
   const bulk = createBulkWrites();
   const collections = new Map<string, { collection: ResourceCollection<unknown>; guard: Guard<unknown> | undefined; purge: boolean }>();
@@ -135,7 +141,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
         intentsFinished,
         cascadesFinished,
         tombstonesPurged: await purgeTombstones(new Date(now - tombstoneGraceMs)),
-        outboxesTidied: await tidyEmptyOutboxes(db, [...collections.keys()], locks),
+        outboxesTidied: now - tidiedAt < tidyIntervalMs ? 0 : await tidyEmptyOutboxes(db, [...collections.keys()], locks).finally(() => (tidiedAt = now)),
       };
     },
   };

@@ -117,5 +117,8 @@ describe('outbox store', () => {
     expect((await store.maintain()).outboxesTidied).toBe(1);
     expect(await raw('emptied')).toMatchObject({ version: 1 });
     expect(await raw('emptied')).not.toHaveProperty('outbox');
+    // not again before tidyIntervalMs has passed
+    await mongo.db.collection('widgets').updateOne({ _id: 't/emptied' } as never, { $set: { outbox: [] } });
+    expect((await store.maintain()).outboxesTidied).toBe(0);
   });
 });
