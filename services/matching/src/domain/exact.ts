@@ -2,12 +2,12 @@ import highsModule, { type Highs, type Model } from 'highs';
 import { holds, type FrozenCombination } from './deployed.js';
 import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
 import { overlaps } from './interval.js';
-import type { Combination } from './matcher.js';
+import { resourceKeys, shiftKeys, type Combination } from './matcher.js';
 import type { AvailableEmployee } from './snapshot.js';
 
 /*
  * The exact optimum of one location component (DESIGN §6), as a yardstick for the incremental matcher
- * and, later, its background re-solve. Shifts are fixed jobs, transport resources machines: a binary
+ * and for its background re-solve (src/resolve/). Shifts are fixed jobs, transport resources machines: a binary
  * x[s,r] for each pair that may be combined; each shift on at most one resource; on each resource the
  * windows of its eligible shifts form an interval graph, and one row per maximal clique (a sweep over
  * the windows) keeps its shifts apart, which is exact for interval graphs. The objective is
@@ -107,8 +107,8 @@ export function components(shifts: readonly AvailableEmployee[], resources: read
       if (other !== root) parent.set(other, root);
     }
   };
-  for (const resource of resources) union(resourceKeysOf(resource));
-  for (const shift of shifts) union(shiftKeysOf(shift));
+  for (const resource of resources) union(resourceKeys(resource));
+  for (const shift of shifts) union(shiftKeys(shift));
   const byRoot = new Map<string, { key: string; shifts: AvailableEmployee[]; resources: TransportResourceView[] }>();
   const groupOf = (key: string) => {
     const root = find(key);
@@ -119,25 +119,26 @@ export function components(shifts: readonly AvailableEmployee[], resources: read
     }
     return group;
   };
-  for (const resource of resources) groupOf(resourceKeysOf(resource)[0] as string).resources.push(resource);
+  for (const resource of resources) groupOf(resourceKeys(resource)[0] as string).resources.push(resource);
   for (const shift of shifts) {
-    const [key] = shiftKeysOf(shift);
+    const [key] = shiftKeys(shift);
     // a shift with no start location can be matched with nothing: it belongs to no component
     if (key !== undefined) groupOf(key).shifts.push(shift);
   }
   return [...byRoot.values()];
 }
 
-/** Solves each component and joins their assignments. */
+/** Solves each component and joins their assignments; with `freshAbove`, a component of more shifts gets a solver of its own. */
 export async function solveAll(
   shifts: readonly AvailableEmployee[],
   resources: readonly TransportResourceView[],
-  options: ExactOptions = {},
+  options: ExactOptions & { freshAbove?: number } = {},
 ): Promise<{ assignment: Map<string, string>; components: (ExactSolution & { key: string; shifts: number; resources: number })[] }> {
   const assignment = new Map<string, string>();
   const solved = [];
   for (const component of components(shifts, resources)) {
-    const solution = await solveComponent(component.shifts, component.resources, options);
+    const fresh = options.fresh ?? component.shifts.length > (options.freshAbove ?? Infinity);
+    const solution = await solveComponent(component.shifts, component.resources, { ...options, fresh });
     for (const [availabilityId, resourceId] of solution.assignment) assignment.set(availabilityId, resourceId);
     solved.push({ ...solution, key: component.key, shifts: component.shifts.length, resources: component.resources.length });
   }
@@ -658,26 +659,4 @@ function checkAssignment(model: BuiltModel, values: Float64Array): void {
       }
     });
   }
-}
-
-function shiftKeysOf(shift: AvailableEmployee): string[] {
-  const { location } = shift;
-  switch (location.kind) {
-    case 'home-base':
-      return [`home-base:${location.id}`];
-    case 'ad-hoc':
-      return [`ad-hoc:${location.name}`];
-    case 'journey':
-      return location.transportResourceIds.map((id) => `resource:${id}`);
-    case 'none':
-      return [];
-  }
-}
-
-function resourceKeysOf(resource: TransportResourceView): string[] {
-  const { location } = resource;
-  const own = `resource:${resource.id}`;
-  if (location.kind === 'home-base') return [`home-base:${location.id}`, own];
-  if (location.kind === 'ad-hoc') return [`ad-hoc:${location.name}`, own];
-  return [own];
 }

@@ -1,4 +1,5 @@
 import { holds, type FrozenCombination } from './deployed.js';
+import { objectiveOf, type Objective } from './evaluation.js';
 import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
 import { hull, overlaps, type Interval } from './interval.js';
 import { Timeline } from './timeline.js';
@@ -71,6 +72,22 @@ export interface Matcher {
   /** The availabilities combined with this transport resource. */
   availabilitiesOn(transportResourceId: string): string[];
   state(): MatchingState;
+  /** A count of the input changes so far (shifts, resources, frozen combinations): what changedSince compares with. */
+  revision(): number;
+  /** Whether an input under the keys of a location component's shifts and resources changed after `revision`. */
+  changedSince(part: LocationPart, revision: number): boolean;
+  /**
+   * Takes an exact re-solve of a location component as it was at `revision` (see exact.ts): its shifts get
+   * the assignment's resources, or none. Refused, with no change, when an input of the component changed
+   * since, when a pair no longer fits, or when it is not better by the objective than what holds now.
+   */
+  adopt(part: LocationPart, assignment: ReadonlyMap<string, string>, revision: number): CombinationChange[];
+}
+
+/** A location component's shifts and transport resources, as exact.ts `components` splits them. */
+export interface LocationPart {
+  readonly shifts: readonly AvailableEmployee[];
+  readonly resources: readonly TransportResourceView[];
 }
 
 export function createMatcher(limits: Partial<MatcherLimits> = {}): Matcher {
@@ -84,7 +101,7 @@ const resourceKey = (id: string) => `resource:${id}`;
  * journey) a transport resource id. Keys split a tenant into independent parts, so that a change
  * looks only at its own part.
  */
-function shiftKeys(shift: AvailableEmployee): string[] {
+export function shiftKeys(shift: AvailableEmployee): string[] {
   const { location } = shift;
   switch (location.kind) {
     case 'home-base':
@@ -98,7 +115,7 @@ function shiftKeys(shift: AvailableEmployee): string[] {
   }
 }
 
-function resourceKeys(resource: TransportResourceView): string[] {
+export function resourceKeys(resource: TransportResourceView): string[] {
   const { location } = resource;
   const own = resourceKey(resource.id);
   if (location.kind === 'home-base') return [`home-base:${location.id}`, own];
@@ -128,6 +145,12 @@ interface Move {
 const movers = (path: readonly Move[]) => path.filter((move) => move.to !== undefined).length;
 const evictions = (path: readonly Move[]) => path.length - movers(path);
 
+/** Whether `a` is better than `b` by the objective (DESIGN §6): mandatory, matched, linked, then cost (sums of 4-decimal costs). */
+function isBetter(a: Objective, b: Objective): boolean {
+  const cost = Math.abs(a.cost - b.cost) < 1e-6 ? 0 : b.cost - a.cost;
+  return (a.mandatory - b.mandatory || a.matched - b.matched || a.linked - b.linked || cost) > 0;
+}
+
 /** Room that opened on a transport resource: over `interval`, or anywhere when it is absent. */
 interface Freed {
   readonly resourceId: string;
@@ -154,8 +177,15 @@ class IncrementalMatcher implements Matcher {
   private readonly before = new Map<string, Combination | undefined>();
   private readonly toPlace = { mandatory: [] as string[], optional: [] as string[] };
   private readonly freed: Freed[] = [];
+  /** Per key: the revision of the last input change under it; the revision counts them. */
+  private readonly changedAt = new Map<string, number>();
+  private inputChanges = 0;
+  private readonly limits: MatcherLimits;
 
-  constructor(private readonly limits: MatcherLimits) {}
+  // a field rather than a parameter property: the re-solve's worker runs this file with Node's type stripping
+  constructor(limits: MatcherLimits) {
+    this.limits = limits;
+  }
 
   upsertSnapshot(shift: AvailableEmployee): CombinationChange[] {
     return this.operation(() => {
@@ -269,6 +299,37 @@ class IncrementalMatcher implements Matcher {
       frozen: [...this.frozen.values()],
       combinations: [...this.assigned.keys()].flatMap((id) => this.combinationOf(id) ?? []),
     };
+  }
+
+  revision(): number {
+    return this.inputChanges;
+  }
+
+  changedSince({ shifts, resources }: LocationPart, revision: number): boolean {
+    const after = (key: string) => (this.changedAt.get(key) ?? 0) > revision;
+    return shifts.some((shift) => shiftKeys(shift).some(after)) || resources.some((resource) => resourceKeys(resource).some(after));
+  }
+
+  /**
+   * A component with no change since `revision` (a member changed, came or went, or a frozen combination on
+   * its resources or shifts did: each marks the keys involved) is the one the solver saw, so its pairs fit;
+   * they are checked again all the same, as cheap insurance.
+   */
+  adopt(part: LocationPart, assignment: ReadonlyMap<string, string>, revision: number): CombinationChange[] {
+    if (this.changedSince(part, revision)) return [];
+    // a frozen combination holds some shifts: those are not the matcher's to move
+    const shifts = part.shifts.flatMap((shift) => this.shifts.get(shift.availabilityId) ?? []).filter((shift) => !this.isDeployed(shift));
+    const proposed = shifts.flatMap(({ availabilityId, employeeId }): Combination[] => {
+      const transportResourceId = assignment.get(availabilityId);
+      return transportResourceId === undefined ? [] : [{ availabilityId, employeeId, transportResourceId }];
+    });
+    const current = shifts.flatMap((shift) => this.combinationOf(shift.availabilityId) ?? []);
+    const better = isBetter(this.objectiveOf(shifts, proposed), this.objectiveOf(shifts, current));
+    if (!better || !this.fitsTogether(proposed, new Set(shifts))) return [];
+    return this.operation(() => {
+      for (const shift of shifts) if (this.assigned.has(shift.availabilityId)) this.unassign(shift);
+      for (const { availabilityId, transportResourceId } of proposed) this.assign(this.shiftById(availabilityId), transportResourceId);
+    });
   }
 
   /** Runs one change, lets its consequences settle within the limits, and nets what changed. */
@@ -539,6 +600,26 @@ class IncrementalMatcher implements Matcher {
     return best;
   }
 
+  /** Whether the combinations may all hold at once, the `moving` shifts leaving their resources first. */
+  private fitsTogether(combinations: readonly Combination[], moving: ReadonlySet<AvailableEmployee>): boolean {
+    const placed = new Map<string, AvailableEmployee[]>();
+    for (const { availabilityId, transportResourceId: resourceId } of combinations) {
+      const shift = this.shiftById(availabilityId);
+      const resource = this.resources.get(resourceId);
+      if (resource === undefined || !canCombine(shift, resource) || this.frozenBlocks(shift, resourceId)) return false;
+      if (this.occupants(resourceId, shift).some((other) => !moving.has(other))) return false;
+      const others = placed.get(resourceId) ?? [];
+      if (others.some((other) => overlaps(other.window, shift.window))) return false;
+      placed.set(resourceId, [...others, shift]);
+    }
+    return true;
+  }
+
+  private objectiveOf(shifts: readonly AvailableEmployee[], combinations: readonly Combination[]): Objective {
+    const resources = [...new Set(combinations.map((one) => one.transportResourceId))].flatMap((id) => this.resources.get(id) ?? []);
+    return objectiveOf({ snapshots: shifts, resources, combinations });
+  }
+
   private isFree(shift: AvailableEmployee, resource: TransportResourceView): boolean {
     return canCombine(shift, resource) && !this.frozenBlocks(shift, resource.id) && this.occupants(resource.id, shift).length === 0;
   }
@@ -593,6 +674,8 @@ class IncrementalMatcher implements Matcher {
     if (next !== undefined) this.indexFrozen(next);
     for (const id of ownShifts) {
       const shift = this.shiftById(id);
+      // whether a frozen combination holds the shift may have changed
+      this.markChanged(shiftKeys(shift));
       if (this.isDeployed(shift) && this.assigned.has(id)) this.unassign(shift);
       this.syncWaiting(shift);
       this.enqueue(shift);
@@ -666,7 +749,14 @@ class IncrementalMatcher implements Matcher {
     }
   }
 
+  /** An input changed under these keys: a re-solve of their component taken before must not be adopted. */
+  private markChanged(keys: readonly string[]): void {
+    this.inputChanges += 1;
+    for (const key of keys) this.changedAt.set(key, this.inputChanges);
+  }
+
   private indexShift(shift: AvailableEmployee): void {
+    this.markChanged(shiftKeys(shift));
     for (const key of shiftKeys(shift)) addTo(this.shiftsByKey, key, shift.availabilityId);
     addTo(this.shiftsOfEmployee, shift.employeeId, shift.availabilityId);
     if (shift.linkedTransportResource !== undefined) addTo(this.linkedTo, shift.linkedTransportResource, shift.availabilityId);
@@ -674,6 +764,7 @@ class IncrementalMatcher implements Matcher {
   }
 
   private unindexShift(shift: AvailableEmployee): void {
+    this.markChanged(shiftKeys(shift));
     for (const key of shiftKeys(shift)) {
       removeFrom(this.shiftsByKey, key, shift.availabilityId);
       removeFrom(this.waitingByKey, key, shift.availabilityId);
@@ -683,20 +774,24 @@ class IncrementalMatcher implements Matcher {
   }
 
   private indexResource(resource: TransportResourceView): void {
+    this.markChanged(resourceKeys(resource));
     for (const key of resourceKeys(resource)) addTo(this.resourcesByKey, key, resource.id);
   }
 
   private unindexResource(resource: TransportResourceView): void {
+    this.markChanged(resourceKeys(resource));
     for (const key of resourceKeys(resource)) removeFrom(this.resourcesByKey, key, resource.id);
   }
 
   private indexFrozen(frozen: FrozenCombination): void {
+    this.markChanged(frozen.transportResourceIds.map(resourceKey));
     this.frozen.set(frozen.id, frozen);
     for (const resourceId of frozen.transportResourceIds) addTo(this.frozenOnResource, resourceId, frozen.id);
     addTo(this.frozenOfEmployee, frozen.employeeId, frozen.id);
   }
 
   private unindexFrozen(frozen: FrozenCombination): void {
+    this.markChanged(frozen.transportResourceIds.map(resourceKey));
     this.frozen.delete(frozen.id);
     for (const resourceId of frozen.transportResourceIds) removeFrom(this.frozenOnResource, resourceId, frozen.id);
     removeFrom(this.frozenOfEmployee, frozen.employeeId, frozen.id);

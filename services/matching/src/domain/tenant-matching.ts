@@ -223,7 +223,9 @@ export class TenantMatching {
   adopt(inputs: ExactInputs, assignment: ReadonlyMap<string, string>): Touched {
     const touched: Touched = { snapshots: new Set(), combinations: new Set() };
     if (!this.issued.has(inputs)) return touched;
-    for (const part of components(inputs.shifts, inputs.resources)) this.note(this.matcher.adopt(part, assignment, inputs.revision), touched);
+    for (const part of components(inputs.shifts, inputs.resources)) {
+      this.note(this.matcher.adopt(part, assignment, inputs.revision), touched);
+    }
     // a component left out changed after the inputs were taken: the next exactInputs offers it again
     this.adoptedAt = Math.max(this.adoptedAt, inputs.revision);
     return touched;
