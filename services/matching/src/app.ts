@@ -17,6 +17,10 @@ const matchingConfigSpec = {
   MATCHING_LEASE_MS: { type: 'duration-ms', min: 300, default: 15_000 },
   /** This replica's name among the others (default: host name and a random suffix). */
   MATCHING_REPLICA_ID: { type: 'string', default: '' },
+  /** The exact re-solve of a tenant starts once no event came for this long; 0: never. */
+  MATCHING_RESOLVE_QUIET_MS: { type: 'duration-ms', min: 0, default: 2_000 },
+  /** The exact re-solve's time per location component; past it, the best found is taken if it is better. */
+  MATCHING_RESOLVE_TIME_LIMIT_S: { type: 'int', min: 1, max: 3600, default: 60 },
 } as const;
 
 /**
@@ -61,7 +65,13 @@ export const matchingService = defineService({
     const publishers = new Set(INPUT_EVENTS.map((events) => events.service));
     for (const publisher of publishers) await declareServiceStream(jsm, publisher, { replicas: config.NATS_STREAM_REPLICAS });
     await declareStream(jsm, { name: INPUTS_STREAM, subjects: [], sources: inputSources(partitions), replicas: config.NATS_STREAM_REPLICAS });
-    const engine = createMatchingEngine({ inputs: collections.inputs, outputs: collections.outputs });
+    const quietMs = config.MATCHING_RESOLVE_QUIET_MS;
+    const engine = createMatchingEngine({
+      inputs: collections.inputs,
+      outputs: collections.outputs,
+      logger,
+      ...(quietMs === 0 ? {} : { resolve: { quietMs, timeLimitSeconds: config.MATCHING_RESOLVE_TIME_LIMIT_S } }),
+    });
     const leases = startPartitionLeases({
       tables: collections.partitions,
       partitions,
@@ -78,6 +88,11 @@ export const matchingService = defineService({
         }),
       released: (partition) => engine.release(partition),
     });
-    return { stop: () => leases.stop() };
+    return {
+      stop: async () => {
+        await leases.stop();
+        await engine.close();
+      },
+    };
   },
 });

@@ -1,8 +1,10 @@
 import { entityOfType, type EventEnvelope } from '@rm/contracts';
+import type { Logger } from '@rm/service-kit';
 import type { KnownState, Resource, ResourceCollection } from '@rm/store';
 import type { Combination } from './domain/matcher.js';
 import { TenantMatching, type Input, type KeptAddress, type Touched } from './domain/tenant-matching.js';
 import { availableEmployeeFields, combinationFields } from './representation.js';
+import { createResolver, type ResolverOptions } from './resolve/resolver.js';
 import type { InputStore } from './store/inputs.js';
 import type { AvailableEmployeeFields, CombinationFields, Outputs } from './store/outputs.js';
 
@@ -15,11 +17,16 @@ export interface MatchingEngine {
   handleBatch(events: readonly { event: EventEnvelope }[], partition: number): Promise<void>;
   /** Forgets the tenants of a partition this replica gives up, once their work in hand is done. */
   release(partition: number): Promise<void>;
+  /** Stops the background re-solve. */
+  close(): Promise<void>;
 }
 
 export interface MatchingEngineOptions {
   inputs: InputStore;
   outputs: Outputs;
+  logger: Logger;
+  /** The background exact re-solve's schedule and limits; none: no re-solve. */
+  resolve?: Omit<ResolverOptions, 'inputsOf' | 'adopt' | 'onError'>;
   now?: () => number;
 }
 
@@ -53,8 +60,18 @@ export function inputOf(event: EventEnvelope): Input {
  * from there, before it records the new ones); a failed write unloads it, so that the events, given
  * again, start from what the database holds.
  */
-export function createMatchingEngine({ inputs, outputs, now = Date.now }: MatchingEngineOptions): MatchingEngine {
+export function createMatchingEngine({ inputs, outputs, logger, resolve, now = Date.now }: MatchingEngineOptions): MatchingEngine {
   const tenants = new Map<string, TenantSlot>();
+  const resolver =
+    resolve &&
+    createResolver({
+      ...resolve,
+      inputsOf: (tenant) => inTurnOfLoaded(tenant, async (matching) => matching.exactInputs()),
+      adopt: async (tenant, solved, assignment) => {
+        await inTurnOfLoaded(tenant, (matching, slot) => write(tenant, slot, matching, matching.adopt(solved, assignment)));
+      },
+      onError: (tenant, err) => logger.warn({ err, tenant }, 'exact re-solve failed; the next change tries again'),
+    });
 
   function slotOf(tenant: string, partition: number): TenantSlot {
     let slot = tenants.get(tenant);
@@ -72,24 +89,39 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
 
   function handleTenant(tenant: string, partition: number, batch: readonly Input[]): Promise<void> {
     const slot = slotOf(tenant, partition);
-    const work = slot.busy.then(async () => {
+    return inTurn(slot, async () => {
+      const matching = slot.matching ?? (await load(tenant, slot));
+      await inputs.record(tenant, newestOf(batch).map((input) => ({ input, known: matching.versionOf(input.entity, input.id) !== undefined })));
+      const touched: Touched = { snapshots: new Set(), combinations: new Set() };
+      for (const input of batch) {
+        const { snapshots, combinations } = matching.apply(input, now());
+        for (const id of snapshots) touched.snapshots.add(id);
+        for (const id of combinations) touched.combinations.add(id);
+      }
+      await write(tenant, slot, matching, touched);
+      resolver?.changed(tenant);
+    });
+  }
+
+  /** Runs work in the tenant's turn, after the work in hand; a failure unloads the tenant. */
+  function inTurn<T>(slot: TenantSlot, work: () => Promise<T>): Promise<T> {
+    const run = slot.busy.then(async () => {
       try {
-        const matching = slot.matching ?? (await load(tenant, slot));
-        await inputs.record(tenant, newestOf(batch).map((input) => ({ input, known: matching.versionOf(input.entity, input.id) !== undefined })));
-        const touched: Touched = { snapshots: new Set(), combinations: new Set() };
-        for (const input of batch) {
-          const { snapshots, combinations } = matching.apply(input, now());
-          for (const id of snapshots) touched.snapshots.add(id);
-          for (const id of combinations) touched.combinations.add(id);
-        }
-        await write(tenant, slot, matching, touched);
+        return await work();
       } catch (error) {
         slot.matching = undefined;
         throw error;
       }
     });
-    slot.busy = work.catch(() => undefined);
-    return work;
+    slot.busy = run.catch(() => undefined);
+    return run;
+  }
+
+  /** inTurn for a re-solve: nothing (undefined) unless the tenant is still loaded here when its turn comes. */
+  async function inTurnOfLoaded<T>(tenant: string, work: (matching: TenantMatching, slot: TenantSlot) => Promise<T>): Promise<T | undefined> {
+    const slot = tenants.get(tenant);
+    if (slot === undefined) return undefined;
+    return inTurn(slot, async () => (slot.matching === undefined ? undefined : work(slot.matching, slot)));
   }
 
   /** Rebuilds the tenant from its recorded inputs and stored combinations, then writes what differs. */
@@ -142,11 +174,12 @@ export function createMatchingEngine({ inputs, outputs, now = Date.now }: Matchi
     for (const [tenant, slot] of [...tenants]) {
       if (slot.partition !== partition) continue;
       tenants.delete(tenant);
+      resolver?.forget(tenant);
       await slot.busy;
     }
   }
 
-  return { handleBatch, release };
+  return { handleBatch, release, close: async () => resolver?.close() };
 }
 
 /** The newest input of each entity in a batch: the one to record. */
