@@ -6,7 +6,7 @@ import { TenantMatching, type Input, type KeptAddress, type Touched } from './do
 import { availableEmployeeFields, combinationFields } from './representation.js';
 import { createResolver, type ResolverOptions } from './resolve/resolver.js';
 import type { InputStore } from './store/inputs.js';
-import type { AvailableEmployeeFields, CombinationFields, Outputs } from './store/outputs.js';
+import type { Outputs } from './store/outputs.js';
 
 /** Runs the tenants' matching on this replica, for the partitions it holds. */
 export interface MatchingEngine {
@@ -30,9 +30,12 @@ export interface MatchingEngineOptions {
   now?: () => number;
 }
 
-/** What is stored of one output (the engine is its only writer), with its body as JSON: what a write compares with. */
-interface Stored<Body> {
-  state: KnownState<Body>;
+/**
+ * What is stored of one output (the engine is its only writer): its version and dates, and its body as
+ * JSON, what a write compares with; the body's objects are not kept, which would double the memory.
+ */
+interface Stored {
+  state: Omit<Resource<unknown>, 'body'> | { key: string; tombstone: number };
   json: string | undefined;
 }
 
@@ -41,7 +44,7 @@ interface TenantSlot {
   partition: number;
   matching?: TenantMatching;
   /** By availability id. */
-  stored: { snapshots: Map<string, Stored<AvailableEmployeeFields>>; combinations: Map<string, Stored<CombinationFields>> };
+  stored: { snapshots: Map<string, Stored>; combinations: Map<string, Stored> };
   busy: Promise<unknown>;
 }
 
@@ -196,14 +199,20 @@ function isLive<Body>(state: KnownState<Body>): state is Resource<Body> {
   return 'body' in state;
 }
 
-function storedOf<Body>(state: KnownState<Body>): Stored<Body> {
-  return { state, json: isLive(state) ? JSON.stringify(state.body) : undefined };
+function storedOf<Body>(state: KnownState<Body>): Stored {
+  if (!isLive(state)) return { state, json: undefined };
+  const { body, ...rest } = state;
+  return { state: rest, json: JSON.stringify(body) };
+}
+
+function knownStateOf<Body>({ state, json }: Stored): KnownState<Body> {
+  return 'tombstone' in state ? state : { ...state, body: JSON.parse(json as string) as Body };
 }
 
 /** Brings stored outputs to their bodies (absent: none), writing only those that differ from what is stored. */
 async function sync<Body>(
   collection: ResourceCollection<Body>,
-  stored: Map<string, Stored<Body>>,
+  stored: Map<string, Stored>,
   tenant: string,
   outputs: readonly { key: string; body: Body | undefined }[],
 ): Promise<void> {
@@ -211,7 +220,10 @@ async function sync<Body>(
   if (changed.length === 0) return;
   const states = await collection.writeKnown(
     { tenant },
-    changed.map(({ key, body }) => ({ key, stored: stored.get(key)?.state, body })),
+    changed.map(({ key, body }) => {
+      const known = stored.get(key);
+      return { key, stored: known && knownStateOf<Body>(known), body };
+    }),
   );
   for (const state of states) stored.set(state.key, storedOf(state));
 }
