@@ -3,26 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { feasibilityViolations, objectiveOf, type Objective } from '../src/domain/evaluation.js';
 import { combinationsOf, components, solveAll } from '../src/domain/exact.js';
 import { createMatcher, type CombinationChange, type Matcher, type MatchingState } from '../src/domain/matcher.js';
-import { operationArbitrary, type Operation } from './generators.js';
+import { operationArbitrary, perform } from './generators.js';
 
-function perform(matcher: Matcher, operation: Operation): CombinationChange[] {
-  switch (operation.kind) {
-    case 'upsertSnapshot':
-      return matcher.upsertSnapshot(operation.shift);
-    case 'removeSnapshot':
-      return matcher.removeSnapshot(operation.id);
-    case 'upsertResource':
-      return matcher.upsertResource(operation.resource);
-    case 'removeResource':
-      return matcher.removeResource(operation.id);
-    case 'upsertFrozen':
-      return matcher.upsertFrozen(operation.frozen);
-    case 'removeFrozen':
-      return matcher.removeFrozen(operation.id);
-    case 'setFrozen':
-      return matcher.setFrozen(operation.frozen);
-  }
-}
 
 /** Negative when `a` is better by the objective (DESIGN §6); costs are sums of whole numbers here. */
 const compareObjectives = (a: Objective, b: Objective) =>

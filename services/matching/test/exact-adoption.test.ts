@@ -3,25 +3,7 @@ import { feasibilityViolations, objectiveOf } from '../src/domain/evaluation.js'
 import { combinationsOf, solveAll } from '../src/domain/exact.js';
 import type { Combination } from '../src/domain/matcher.js';
 import { TenantMatching, type ExactInputs, type Input } from '../src/domain/tenant-matching.js';
-import { availability, BEFORE_EVERYTHING, behindCase, deployment, homeBase, resource, shiftOf } from './tenant-inputs.js';
-
-function tenantOf(inputs: readonly Input[]): TenantMatching {
-  const tenant = new TenantMatching();
-  for (const one of inputs) tenant.apply(one, BEFORE_EVERYTHING);
-  return tenant;
-}
-
-/** availability id → its transport resources joined with `+`, frozen ones marked with their deployment. */
-function pairs(tenant: TenantMatching): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const id of tenant.availabilityIds().sort()) {
-    const combination = tenant.combination(id);
-    if (combination === undefined) continue;
-    const resources = combination.transportResourceIds.join('+');
-    found[id] = combination.deploymentId === undefined ? resources : `${resources} (${combination.deploymentId})`;
-  }
-  return found;
-}
+import { availability, BEFORE_EVERYTHING, behindCase, deployment, homeBase, pairs, resource, shiftOf, tenantOf } from './tenant-inputs.js';
 
 /** The live combinations and what they are held against: every snapshot and every resource the inputs name. */
 function stateOf(tenant: TenantMatching, inputs: ExactInputs) {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { FrozenCombination } from '../src/domain/deployed.js';
 import type { TransportResourceView } from '../src/domain/feasibility.js';
+import type { CombinationChange, Matcher } from '../src/domain/matcher.js';
 import type { AvailableEmployee, StartKey } from '../src/domain/snapshot.js';
 import { atHomeBase, atPlace, frozen, shift, truck } from './fixtures.js';
 
@@ -102,3 +103,23 @@ export const operationArbitrary: fc.Arbitrary<Operation> = fc.oneof(
       .map((all): Operation => ({ kind: 'setFrozen', frozen: all })),
   },
 );
+
+/** Runs one generated operation on a matcher. */
+export function perform(matcher: Matcher, operation: Operation): CombinationChange[] {
+  switch (operation.kind) {
+    case 'upsertSnapshot':
+      return matcher.upsertSnapshot(operation.shift);
+    case 'removeSnapshot':
+      return matcher.removeSnapshot(operation.id);
+    case 'upsertResource':
+      return matcher.upsertResource(operation.resource);
+    case 'removeResource':
+      return matcher.removeResource(operation.id);
+    case 'upsertFrozen':
+      return matcher.upsertFrozen(operation.frozen);
+    case 'removeFrozen':
+      return matcher.removeFrozen(operation.id);
+    case 'setFrozen':
+      return matcher.setFrozen(operation.frozen);
+  }
+}

@@ -5,28 +5,10 @@ import { feasibilityViolations, greedy, objectiveOf, type Objective } from '../s
 import { canCombine } from '../src/domain/feasibility.js';
 import { overlaps } from '../src/domain/interval.js';
 import { createMatcher, type CombinationChange, type Matcher, type MatchingState } from '../src/domain/matcher.js';
-import { operationArbitrary, type Operation } from './generators.js';
+import { operationArbitrary, perform, type Operation } from './generators.js';
 
 const operations = fc.array(operationArbitrary, { minLength: 10, maxLength: 60, size: 'max' });
 
-function perform(matcher: Matcher, operation: Operation): CombinationChange[] {
-  switch (operation.kind) {
-    case 'upsertSnapshot':
-      return matcher.upsertSnapshot(operation.shift);
-    case 'removeSnapshot':
-      return matcher.removeSnapshot(operation.id);
-    case 'upsertResource':
-      return matcher.upsertResource(operation.resource);
-    case 'removeResource':
-      return matcher.removeResource(operation.id);
-    case 'upsertFrozen':
-      return matcher.upsertFrozen(operation.frozen);
-    case 'removeFrozen':
-      return matcher.removeFrozen(operation.id);
-    case 'setFrozen':
-      return matcher.setFrozen(operation.frozen);
-  }
-}
 
 /** What the frozen combinations should be after the operation: the matcher never changes them. */
 function expectedFrozen(frozen: Map<string, FrozenCombination>, operation: Operation): void {

@@ -1,4 +1,4 @@
-import { INPUT_ENTITY, type Input } from '../src/domain/tenant-matching.js';
+import { INPUT_ENTITY, TenantMatching, type Input } from '../src/domain/tenant-matching.js';
 import { hour } from './fixtures.js';
 
 /* TenantMatching inputs as the engine makes them of events, for the re-solve's tests: times in hours from the fixtures' Monday. */
@@ -56,4 +56,23 @@ export function behindCase(homeBaseId = 'hb', prefix = ''): Input[] {
     ...shiftOf(prefix, homeBaseId, 's4', [4, 7], false, []),
     ...shiftOf(prefix, homeBaseId, 's5', [1, 5], true, ['A']),
   ];
+}
+
+/** A tenant with the inputs applied in order. */
+export function tenantOf(inputs: readonly Input[], now = BEFORE_EVERYTHING): TenantMatching {
+  const tenant = new TenantMatching();
+  for (const one of inputs) tenant.apply(one, now);
+  return tenant;
+}
+
+/** availability id → its transport resources joined with `+`, frozen ones marked with their deployment. */
+export function pairs(tenant: TenantMatching): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const id of tenant.availabilityIds().sort()) {
+    const combination = tenant.combination(id);
+    if (combination === undefined) continue;
+    const resources = combination.transportResourceIds.join('+');
+    found[id] = combination.deploymentId === undefined ? resources : `${resources} (${combination.deploymentId})`;
+  }
+  return found;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Combination } from '../src/domain/matcher.js';
 import { INPUT_ENTITY, keptAddressOf, TenantMatching, type Input, type Touched } from '../src/domain/tenant-matching.js';
 import { hour, span } from './fixtures.js';
+import { pairs, tenantOf } from './tenant-inputs.js';
 
 /* Inputs as the engine makes them of events: times in hours from the fixtures' Monday, everyone at home base `hb` unless told. */
 
@@ -52,23 +53,6 @@ const deployment = (id: string, employeeId: string, resourceIds: string[], [from
     ...fields,
   });
 
-function tenantOf(inputs: readonly Input[], now = BEFORE_EVERYTHING): TenantMatching {
-  const tenant = new TenantMatching();
-  for (const one of inputs) tenant.apply(one, now);
-  return tenant;
-}
-
-/** availability id → its transport resources joined with `+`, frozen ones marked with their deployment. */
-function pairs(tenant: TenantMatching): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const id of tenant.availabilityIds().sort()) {
-    const combination = tenant.combination(id);
-    if (combination === undefined) continue;
-    const resources = combination.transportResourceIds.join('+');
-    found[id] = combination.deploymentId === undefined ? resources : `${resources} (${combination.deploymentId})`;
-  }
-  return found;
-}
 
 /** The live (matcher-owned) combinations, as the engine hands stored ones back to restore. */
 function liveCombinations(tenant: TenantMatching): Combination[] {
