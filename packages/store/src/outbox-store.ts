@@ -79,7 +79,8 @@ export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOpt
       popped = true;
     }
     if (popped) {
-      await collection.updateOne({ _id: documentId, [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>, { $unset: { [OUTBOX_FIELD]: '' } });
+      const emptied = { _id: documentId, [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>;
+      await collection.updateOne(emptied, { $unset: { [OUTBOX_FIELD]: '' } });
     }
   }
 

@@ -330,7 +330,9 @@ export function createResourceCollection<Body>(
   /** The stored document a known state stands for: enough of it to write its next state and event. */
   function documentOf(id: ResourceId, stored: KnownState<Body>): StoredDocument<Body> {
     if ('tombstone' in stored) {
-      return { _id: documentId(id), ...scopeFilter(id), key: id.key, version: stored.tombstone, deleted: true, created_at: new Date(0), updated_at: new Date(0) };
+      // a write over a tombstone creates afresh: its dates are not read
+      const never = new Date(0);
+      return { _id: documentId(id), ...scopeFilter(id), key: id.key, version: stored.tombstone, deleted: true, created_at: never, updated_at: never };
     }
     return {
       _id: documentId(id),
@@ -345,7 +347,9 @@ export function createResourceCollection<Body>(
 
   async function writeKnown(scope: Scope, changes: readonly KnownWrite<Body>[]): Promise<KnownState<Body>[]> {
     checkScope(scope);
-    if (guard !== undefined || parent !== undefined) throw new StoreUsageError(`${name}: writeKnown is for unguarded top-level collections`);
+    if (guard !== undefined || parent !== undefined) {
+      throw new StoreUsageError(`${name}: writeKnown is for unguarded top-level collections`);
+    }
     const at = new Date();
     const planned = changes.flatMap(({ key, stored, body }) => {
       const id = { ...scope, key };

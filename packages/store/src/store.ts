@@ -117,6 +117,14 @@ export function createStore(db: Db, options: StoreOptions): Store {
     return purged;
   }
 
+  async function tidy(now: number): Promise<number> {
+    try {
+      return await tidyEmptyOutboxes(db, [...collections.keys()], locks);
+    } finally {
+      tidiedAt = now;
+    }
+  }
+
   return {
     db,
     collection,
@@ -141,7 +149,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
         intentsFinished,
         cascadesFinished,
         tombstonesPurged: await purgeTombstones(new Date(now - tombstoneGraceMs)),
-        outboxesTidied: now - tidiedAt < tidyIntervalMs ? 0 : await tidyEmptyOutboxes(db, [...collections.keys()], locks).finally(() => (tidiedAt = now)),
+        outboxesTidied: now - tidiedAt < tidyIntervalMs ? 0 : await tidy(now),
       };
     },
   };

@@ -94,7 +94,8 @@ export function createMatchingEngine({ inputs, outputs, logger, resolve, now = D
     const slot = slotOf(tenant, partition);
     return inTurn(slot, async () => {
       const matching = slot.matching ?? (await load(tenant, slot));
-      await inputs.record(tenant, newestOf(batch).map((input) => ({ input, known: matching.versionOf(input.entity, input.id) !== undefined })));
+      const recorded = newestOf(batch).map((input) => ({ input, known: matching.versionOf(input.entity, input.id) !== undefined }));
+      await inputs.record(tenant, recorded);
       const touched: Touched = { snapshots: new Set(), combinations: new Set() };
       for (const input of batch) {
         const { snapshots, combinations } = matching.apply(input, now());
@@ -121,7 +122,10 @@ export function createMatchingEngine({ inputs, outputs, logger, resolve, now = D
   }
 
   /** inTurn for a re-solve: nothing (undefined) unless the tenant is still loaded here when its turn comes. */
-  async function inTurnOfLoaded<T>(tenant: string, work: (matching: TenantMatching, slot: TenantSlot) => Promise<T>): Promise<T | undefined> {
+  async function inTurnOfLoaded<T>(
+    tenant: string,
+    work: (matching: TenantMatching, slot: TenantSlot) => Promise<T>,
+  ): Promise<T | undefined> {
     const slot = tenants.get(tenant);
     if (slot === undefined) return undefined;
     return inTurn(slot, async () => (slot.matching === undefined ? undefined : work(slot.matching, slot)));

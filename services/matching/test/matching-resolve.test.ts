@@ -21,12 +21,20 @@ async function publishBehindCase(tenant: string): Promise<void> {
   await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb'));
   await world.publish(tenant, 'transport-resource', 'r0', inputs.transportResource('r0', { ...atHomeBase('hb'), requirements: ['A'] }));
   await world.publish(tenant, 'transport-resource', 'r1', inputs.transportResource('r1', atHomeBase('hb')));
-  const shifts = { s1: [2, 9, true, ['A']], s2: [5, 8, true, ['A']], s3: [7, 9, true, []], s4: [4, 7, false, []], s5: [1, 5, true, ['A']] } as const;
+  // name: [from hour, to hour, mandatory, driver skills]
+  const shifts = {
+    s1: [2, 9, true, ['A']],
+    s2: [5, 8, true, ['A']],
+    s3: [7, 9, true, []],
+    s4: [4, 7, false, []],
+    s5: [1, 5, true, ['A']],
+  } as const;
   for (const [name, [from, to, mandatory, skills]] of Object.entries(shifts)) {
     const employee = `e-${name}`;
     await world.publish(tenant, 'employee', employee, inputs.employee(employee, { ...atHomeBase('hb'), driver_skills: skills }));
     const id = randomUUID();
-    await world.publish(tenant, 'availability', `${employee}/${id}`, inputs.availability(employee, id, at(from), { max_duration: `PT${to - from}H`, mandatory }));
+    const shift = inputs.availability(employee, id, at(from), { max_duration: `PT${to - from}H`, mandatory });
+    await world.publish(tenant, 'availability', `${employee}/${id}`, shift);
   }
 }
 

@@ -52,7 +52,9 @@ export function createInputStore(store: Store): InputStore {
           known.push(...chunk);
         });
       }
-      for (let start = 0; start < known.length; start += RAISES_IN_FLIGHT) await Promise.all(known.slice(start, start + RAISES_IN_FLIGHT).map(raise));
+      for (let start = 0; start < known.length; start += RAISES_IN_FLIGHT) {
+        await Promise.all(known.slice(start, start + RAISES_IN_FLIGHT).map(raise));
+      }
     });
   }
 
