@@ -29,14 +29,12 @@ export interface ItemWriter<Body> {
   /** Applies writes in bulk; returns those that took effect. */
   applyMany(writes: readonly ItemWrite<Body>[]): Promise<ItemWrite<Body>[]>;
   /**
-   * Inserts documents that do not exist yet, many per statement; false when one existed already (the
-   * events of those inserted before it wait for the relay's sweep).
+   * Inserts documents that do not exist yet, many per statement, through the store's bulk gate (FerretDB
+   * hangs, whole, on multi-document writes side by side); false when one existed already (the events of
+   * those inserted before it wait for the relay's sweep).
    */
   insertMany(writes: readonly ItemWrite<Body>[]): Promise<boolean>;
 }
-
-/** Documents per insert statement: FerretDB takes 400 in the time of 15 single inserts. */
-const INSERT_CHUNK = 400;
 
 export function createItemWriter<Body>(
   collection: Collection<StoredDocument<Body>>,
@@ -83,16 +81,14 @@ export function createItemWriter<Body>(
 
   async function insertMany(writes: readonly ItemWrite<Body>[]): Promise<boolean> {
     if (writes.some((write) => write.from !== 0)) throw new TypeError('insertMany creates documents only');
-    for (let start = 0; start < writes.length; start += INSERT_CHUNK) {
-      const chunk = writes.slice(start, start + INSERT_CHUNK);
-      try {
-        await collection.insertMany(chunk.map((write) => ({ _id: write._id, ...write.next, [OUTBOX_FIELD]: [write.event] }) as never));
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
-      for (const write of chunk) committed(write._id, [write.event]);
+    const documents = writes.map((write) => ({ _id: write._id, ...write.next, [OUTBOX_FIELD]: [write.event] }) as never);
+    try {
+      await bulk(collection, documents.map((document) => ({ insertOne: { document } })));
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
     }
+    for (const write of writes) committed(write._id, [write.event]);
     return true;
   }
 

@@ -122,7 +122,7 @@ export interface ResourceCollection<Body> {
   /**
    * For a collection's only writer, which knows what it stored (the matching engine): brings each
    * resource from its known state to its body, with its event, without reading first; new documents are
-   * inserted many at a time. Throws ConcurrentWriteError when a known state is not the stored one any
+   * inserted many per statement. Throws ConcurrentWriteError when a known state is not the stored one any
    * more (the others are written). Returns the new known states.
    */
   writeKnown(scope: Scope, writes: readonly KnownWrite<Body>[]): Promise<KnownState<Body>[]>;

@@ -94,8 +94,7 @@ export function createMatchingEngine({ inputs, outputs, logger, resolve, now = D
     const slot = slotOf(tenant, partition);
     return inTurn(slot, async () => {
       const matching = slot.matching ?? (await load(tenant, slot));
-      const recorded = newestOf(batch).map((input) => ({ input, known: matching.versionOf(input.entity, input.id) !== undefined }));
-      await inputs.record(tenant, recorded);
+      await inputs.record(tenant, newestOf(batch));
       const touched: Touched = { snapshots: new Set(), combinations: new Set() };
       for (const input of batch) {
         const { snapshots, combinations } = matching.apply(input, now());

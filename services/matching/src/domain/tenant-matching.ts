@@ -146,11 +146,6 @@ export class TenantMatching {
     return tenant;
   }
 
-  /** The version held of an input's entity; undefined when none ever came. */
-  versionOf(entity: string, id: string): number | undefined {
-    return this.versions.get(`${entity}|${id}`);
-  }
-
   /** Applies one input if it is newer than what is held; `now` decides which shifts have started (rule 8). */
   apply(input: Input, now: number): Touched {
     const touched: Touched = { snapshots: new Set(), combinations: new Set() };

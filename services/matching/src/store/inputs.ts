@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, orUnavailable, setIfNewer, type Store } from '@rm/store';
+import { orUnavailable, setIfNewer, type Store } from '@rm/store';
 import type { Input } from '../domain/tenant-matching.js';
 
 /** The latest version of one input of one tenant; `data` as JSON text, stored as it came. */
@@ -12,17 +12,16 @@ interface InputRow {
   data: string;
 }
 
-/** Rows per insert statement (FerretDB inserts 400 in the time of 15 single ones), and raises in flight at once. */
-const INSERT_CHUNK = 400;
+/**
+ * Raises in flight at once. Each is one statement: multi-document inserts running beside the outputs'
+ * ones hung FerretDB, whole.
+ */
 const RAISES_IN_FLIGHT = 16;
 
 /** Every input of every tenant the engine consumed, at its latest version: what a replica rebuilds a tenant from. */
 export interface InputStore {
-  /**
-   * Keeps each input unless a newer or equal version is there: those of entities never recorded
-   * (`known` false) are inserted many at a time, the others raised one by one.
-   */
-  record(tenant: string, inputs: readonly { input: Input; known: boolean }[]): Promise<void>;
+  /** Keeps each input unless a newer or equal version is there. */
+  record(tenant: string, inputs: readonly Input[]): Promise<void>;
   ofTenant(tenant: string): Promise<Input[]>;
 }
 
@@ -40,20 +39,11 @@ export function createInputStore(store: Store): InputStore {
   });
   const raise = ({ _id, version, ...fields }: InputRow) => setIfNewer(rows, _id, version, fields, { create: true });
 
-  async function record(tenant: string, inputs: readonly { input: Input; known: boolean }[]): Promise<void> {
-    const fresh = inputs.filter(({ known }) => !known).map(({ input }) => rowOf(tenant, input));
-    const known = inputs.filter(({ known }) => known).map(({ input }) => rowOf(tenant, input));
+  async function record(tenant: string, inputs: readonly Input[]): Promise<void> {
+    const raises = inputs.map((input) => rowOf(tenant, input));
     await orUnavailable(async () => {
-      for (let start = 0; start < fresh.length; start += INSERT_CHUNK) {
-        const chunk = fresh.slice(start, start + INSERT_CHUNK);
-        // one recorded meanwhile (a replica before this one): the chunk is raised row by row instead
-        await rows.insertMany(chunk, { ordered: false }).catch((error: unknown) => {
-          if (!isDuplicateKeyError(error)) throw error;
-          known.push(...chunk);
-        });
-      }
-      for (let start = 0; start < known.length; start += RAISES_IN_FLIGHT) {
-        await Promise.all(known.slice(start, start + RAISES_IN_FLIGHT).map(raise));
+      for (let start = 0; start < raises.length; start += RAISES_IN_FLIGHT) {
+        await Promise.all(raises.slice(start, start + RAISES_IN_FLIGHT).map(raise));
       }
     });
   }
