@@ -56,7 +56,7 @@ describe('outbox store', () => {
     expect(stored).toMatchObject({ version: 2, body: { colour: 'b' } });
   });
 
-  // 16 documents are cleared at a time: one round and several
+  // few and many documents, some with an event written after the relay read them
   it.each([10, 40])('clears %i documents in one call, keeping events written since', async (count) => {
     const keys = Array.from({ length: count }, (_, index) => `many-${count}-${index}`);
     for (const key of keys) await widgets.put(id(key), { colour: 'x' });
