@@ -30,6 +30,7 @@ export {
 } from './errors.js';
 export { APPLIED_VERSIONS_COLLECTION } from './applied-versions.js';
 export { createDocumentLocks, type DocumentLocks } from './document-locks.js';
+export { inWaves } from './in-waves.js';
 export { setIfNewer } from './newer-state.js';
 export { GUARDS_COLLECTION, type GuardDefinition, type GuardDocument, type GuardItem, type GuardView } from './guard.js';
 export {

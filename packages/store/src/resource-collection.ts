@@ -26,6 +26,7 @@ import {
 } from './errors.js';
 import type { EventBuilder } from './event-builder.js';
 import type { Guard, GuardDefinition, GuardView } from './guard.js';
+import { inWaves } from './in-waves.js';
 import type { ItemWrite, ItemWriter } from './item-writes.js';
 
 /** Parsed If-Match: any existing version, or one of the listed ones. */
@@ -332,7 +333,8 @@ export function createResourceCollection<Body>(
     if ('tombstone' in stored) {
       // a write over a tombstone creates afresh: its dates are not read
       const never = new Date(0);
-      return { _id: documentId(id), ...scopeFilter(id), key: id.key, version: stored.tombstone, deleted: true, created_at: never, updated_at: never };
+      const at = { created_at: never, updated_at: never };
+      return { _id: documentId(id), ...scopeFilter(id), key: id.key, version: stored.tombstone, deleted: true, ...at };
     }
     return {
       _id: documentId(id),
@@ -362,10 +364,7 @@ export function createResourceCollection<Body>(
       locks.exclusiveAll(writes.map((write) => lockKey(name, write._id)), async () => {
         const inserted = await writer.insertMany(writes.filter((write) => write.from === 0));
         const updates = writes.filter((write) => write.from !== 0);
-        const updated: boolean[] = [];
-        for (let start = 0; start < updates.length; start += KNOWN_WRITES_IN_FLIGHT) {
-          updated.push(...(await Promise.all(updates.slice(start, start + KNOWN_WRITES_IN_FLIGHT).map((write) => writer.applyOne(write)))));
-        }
+        const updated = await inWaves(updates, KNOWN_WRITES_IN_FLIGHT, (write) => writer.applyOne(write));
         return inserted && updated.every(Boolean);
       }),
     );

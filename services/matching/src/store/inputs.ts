@@ -1,4 +1,4 @@
-import { orUnavailable, setIfNewer, type Store } from '@rm/store';
+import { inWaves, orUnavailable, setIfNewer, type Store } from '@rm/store';
 import type { Input } from '../domain/tenant-matching.js';
 
 /** The latest version of one input of one tenant; `data` as JSON text, stored as it came. */
@@ -40,12 +40,7 @@ export function createInputStore(store: Store): InputStore {
   const raise = ({ _id, version, ...fields }: InputRow) => setIfNewer(rows, _id, version, fields, { create: true });
 
   async function record(tenant: string, inputs: readonly Input[]): Promise<void> {
-    const raises = inputs.map((input) => rowOf(tenant, input));
-    await orUnavailable(async () => {
-      for (let start = 0; start < raises.length; start += RAISES_IN_FLIGHT) {
-        await Promise.all(raises.slice(start, start + RAISES_IN_FLIGHT).map(raise));
-      }
-    });
+    await orUnavailable(() => inWaves(inputs, RAISES_IN_FLIGHT, (input) => raise(rowOf(tenant, input))));
   }
 
   async function ofTenant(tenant: string): Promise<Input[]> {
