@@ -9,7 +9,7 @@
 // Sizes: BENCH_MATCHING_SIZES=scarce:10000#1,plentiful:10000#1 (scenario:availabilities#seed); the
 // default set keeps the run under about three minutes. BENCH_MATCHING_TIME_LIMIT: seconds per
 // component for the exact solve (default 300; a component that hits it is reported, not proved).
-import { greedy, isFeasible, objectiveOf, type Objective } from '../services/matching/dist/domain/evaluation.js';
+import { compareObjectives, greedy, isFeasible, objectiveOf, type Objective } from '../services/matching/dist/domain/evaluation.js';
 import { combinationsOf } from '../services/matching/dist/domain/exact.js';
 import type { Combination } from '../services/matching/dist/domain/matcher.js';
 import { TenantMatching } from '../services/matching/dist/domain/tenant-matching.js';
@@ -189,12 +189,6 @@ function liveCombinations(tenant: TenantMatching): Combination[] {
     if (combination === undefined || combination.deploymentId !== undefined || transportResourceId === undefined) return [];
     return [{ availabilityId: id, employeeId: combination.employeeId, transportResourceId }];
   });
-}
-
-/** Negative when `a` is better by the objective (DESIGN §6). */
-function compareObjectives(a: Objective, b: Objective): number {
-  const cost = Math.abs(a.cost - b.cost) < 1e-6 ? 0 : a.cost - b.cost;
-  return b.mandatory - a.mandatory || b.matched - a.matched || b.linked - a.linked || cost;
 }
 
 const ratio = (part: number, whole: number) => (whole === 0 ? '–' : `${((100 * part) / whole).toFixed(2)} %`);

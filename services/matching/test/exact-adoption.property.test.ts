@@ -1,14 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { feasibilityViolations, objectiveOf, type Objective } from '../src/domain/evaluation.js';
+import { compareObjectives, feasibilityViolations, objectiveOf } from '../src/domain/evaluation.js';
 import { combinationsOf, components, solveAll } from '../src/domain/exact.js';
 import { createMatcher, type CombinationChange, type Matcher, type MatchingState } from '../src/domain/matcher.js';
 import { operationArbitrary, perform } from './generators.js';
-
-
-/** Negative when `a` is better by the objective (DESIGN §6); costs are sums of whole numbers here. */
-const compareObjectives = (a: Objective, b: Objective) =>
-  b.mandatory - a.mandatory || b.matched - a.matched || b.linked - a.linked || a.cost - b.cost;
 
 const pairsOf = (state: MatchingState) => new Map(state.combinations.map((one) => [one.availabilityId, one.transportResourceId]));
 

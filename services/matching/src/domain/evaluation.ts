@@ -59,6 +59,12 @@ export function objectiveOf(state: Pick<MatchingState, 'snapshots' | 'resources'
   return objective;
 }
 
+/** Negative when `a` is better than `b` by the objective (DESIGN §6): mandatory, matched, linked, then cost (sums of 4-decimal costs). */
+export function compareObjectives(a: Objective, b: Objective): number {
+  const cost = Math.abs(a.cost - b.cost) < 1e-6 ? 0 : a.cost - b.cost;
+  return b.mandatory - a.mandatory || b.matched - a.matched || b.linked - a.linked || cost;
+}
+
 /** Every rule a set of combinations breaks, in words; none when it is feasible (DESIGN §6). */
 export function feasibilityViolations(state: MatchingState): string[] {
   const shifts = new Map(state.snapshots.map((shift) => [shift.availabilityId, shift]));

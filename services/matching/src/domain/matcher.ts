@@ -1,5 +1,5 @@
 import { holds, type FrozenCombination } from './deployed.js';
-import { objectiveOf, type Objective } from './evaluation.js';
+import { compareObjectives, objectiveOf, type Objective } from './evaluation.js';
 import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
 import { hull, overlaps, type Interval } from './interval.js';
 import { Timeline } from './timeline.js';
@@ -144,12 +144,6 @@ interface Move {
 
 const movers = (path: readonly Move[]) => path.filter((move) => move.to !== undefined).length;
 const evictions = (path: readonly Move[]) => path.length - movers(path);
-
-/** Whether `a` is better than `b` by the objective (DESIGN §6): mandatory, matched, linked, then cost (sums of 4-decimal costs). */
-function isBetter(a: Objective, b: Objective): boolean {
-  const cost = Math.abs(a.cost - b.cost) < 1e-6 ? 0 : b.cost - a.cost;
-  return (a.mandatory - b.mandatory || a.matched - b.matched || a.linked - b.linked || cost) > 0;
-}
 
 /** Room that opened on a transport resource: over `interval`, or anywhere when it is absent. */
 interface Freed {
@@ -324,7 +318,7 @@ class IncrementalMatcher implements Matcher {
       return transportResourceId === undefined ? [] : [{ availabilityId, employeeId, transportResourceId }];
     });
     const current = shifts.flatMap((shift) => this.combinationOf(shift.availabilityId) ?? []);
-    const better = isBetter(this.objectiveOf(shifts, proposed), this.objectiveOf(shifts, current));
+    const better = compareObjectives(this.objectiveOf(shifts, proposed), this.objectiveOf(shifts, current)) < 0;
     if (!better || !this.fitsTogether(proposed, new Set(shifts))) return [];
     return this.operation(() => {
       for (const shift of shifts) if (this.assigned.has(shift.availabilityId)) this.unassign(shift);
