@@ -1,9 +1,12 @@
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { ClosedConnectionError } from '@nats-io/transport-node';
+import type { Tracer } from '@opentelemetry/api';
 import type { AppliedVersions, EventValidator } from '@rm/contracts';
 import type { Logger } from 'pino';
 import { declareConsumer, DEFAULT_ACK_WAIT_MS, type ConsumerOptions } from './consumer-declaration.js';
+import type { ConsumerMetrics } from './consumer-metrics.js';
 import { declareDeadLetterStream, publishDeadLetter, type DeadLetterRecord } from './dead-letter.js';
+import { defaultTracer } from './message-tracing.js';
 import { handleBatch, recordBatch, type BatchProcessing, type EventHandling, type HandledBatch, type Settle } from './event-batch.js';
 import { createSignal, pause } from './signal.js';
 
@@ -31,6 +34,10 @@ export interface ConsumerRunnerSettings extends Omit<ConsumerOptions, 'durable' 
   batchSize?: number;
   /** Waits between attempts to reach the database during an outage; the last one repeats. */
   outageRetryDelaysMs?: number[];
+  /** Makes a `consume <subject>` span per message, child of the span that published it (default: the API's global tracer). */
+  tracer?: Tracer;
+  /** Told of each batch, each event's outcome and each dead letter. */
+  metrics?: ConsumerMetrics;
 }
 
 export interface ConsumerRunner {
@@ -56,8 +63,8 @@ class StoppingError extends Error {}
  * unready, and goes on when the database answers again.
  */
 export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRunner {
-  const { js, stream, durable, applied, validate, isOutage, maxDeliver, nakDelaysMs } = options;
-  const { concurrency = 16, batchSize = 500, outageRetryDelaysMs = DEFAULT_OUTAGE_RETRY_DELAYS_MS } = options;
+  const { js, stream, durable, applied, validate, isOutage, maxDeliver, nakDelaysMs, metrics } = options;
+  const { concurrency = 16, batchSize = 500, outageRetryDelaysMs = DEFAULT_OUTAGE_RETRY_DELAYS_MS, tracer = defaultTracer() } = options;
   const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   const logger = options.logger.child({ stream, consumer: durable });
   /** Messages received and not yet in a batch, oldest first. */
@@ -153,7 +160,10 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
     },
   };
   const handling = (options.handleBatch === undefined ? { handle: options.handle } : { handleBatch: options.handleBatch }) as EventHandling;
-  const processing: BatchProcessing = { ...handling, settle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, deadLetter, untilAvailable, outage };
+  const processing: BatchProcessing = {
+    ...handling,
+    settle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, tracer, deadLetter, untilAvailable, outage,
+  };
 
   /**
    * Handles batch after batch. A batch's ledger write runs while the next batch is handled (that
@@ -168,7 +178,9 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
       }
       batch = queue.splice(0, batchSize);
       room.notify();
+      const startedAt = performance.now();
       const handled = await settleOnFailure(batch, () => handleBatch(batch, processing, recording?.handled.raised));
+      if (handled !== undefined) metrics?.batchHandled((performance.now() - startedAt) / 1000, handled.outcomes);
       await recording?.done;
       if (handled !== undefined) {
         const messages = batch;
@@ -198,6 +210,7 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
         return undefined;
       }
       logger.error({ err, messages: unsettled.length }, 'batch failed, its messages come back');
+      metrics?.batchFailed(unsettled.length);
       const error = err instanceof Error ? err : new Error(String(err));
       for (const msg of unsettled) {
         if (msg.info.deliveryCount >= maxDeliver) await deadLetter(msg, msg.string(), error, logger);
@@ -283,6 +296,7 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
       return;
     }
     log.error({ err: error, dead_letter: record }, 'event dead-lettered');
+    metrics?.deadLettered();
     settle.term(msg, error.message);
   }
 

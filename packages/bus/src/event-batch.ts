@@ -1,8 +1,11 @@
 import type { JsMsg } from '@nats-io/jetstream';
+import { context, type Tracer } from '@opentelemetry/api';
 import { entityOfType, entityRefKey, type AppliedVersions, type EntityRef, type EntityVersion, type EventEnvelope, type EventValidator } from '@rm/contracts';
 import type { Logger } from 'pino';
+import type { EventOutcome } from './consumer-metrics.js';
 import { PermanentEventError } from './errors.js';
 import { parseEvent } from './event-parsing.js';
+import { markFailed, startBatchTrace, startConsumeSpan, type MessageTrace } from './message-tracing.js';
 import { createTaskPool } from './task-pool.js';
 
 export interface EventContext {
@@ -41,6 +44,8 @@ export type BatchProcessing = EventHandling & {
   /** Entities handled side by side. */
   concurrency: number;
   logger: Logger;
+  /** Makes the `consume <subject>` spans. */
+  tracer: Tracer;
   deadLetter(msg: JsMsg, received: unknown, error: Error, log: Logger): Promise<void>;
   /** Runs a database call until it answers, waiting out an outage; throws only what is not one. */
   untilAvailable<T>(call: () => Promise<T>): Promise<T>;
@@ -53,6 +58,7 @@ interface Entry {
   event: EventEnvelope;
   ref: EntityRef;
   log: Logger;
+  trace: MessageTrace;
   /** What became of it: acked once applied or skipped; the others were settled by nak or term. */
   outcome?: 'applied' | 'skipped' | 'retried' | 'dead';
 }
@@ -61,6 +67,8 @@ interface Entry {
 export interface HandledBatch {
   /** The versions the batch applied, by entity key (entityRefKey). */
   raised: Map<string, EntityVersion>;
+  /** How many of its events ended in each outcome. */
+  outcomes: Record<EventOutcome, number>;
   /** Acks the messages whose events were applied or skipped (the others were settled already). */
   acknowledge(): void;
 }
@@ -79,18 +87,41 @@ export async function handleBatch(
   processing: BatchProcessing,
   inFlight: ReadonlyMap<string, EntityVersion> = new Map(),
 ): Promise<HandledBatch> {
+  // a span per message, in the trace it was published in, ended once the whole batch is handled
+  const traces = new Map(messages.map((msg) => [msg, startConsumeSpan(processing.tracer, msg)]));
+  try {
+    return await handleMessages(messages, traces, processing, inFlight);
+  } catch (err) {
+    for (const { span } of traces.values()) markFailed(span, err);
+    throw err;
+  } finally {
+    for (const { span } of traces.values()) span.end();
+  }
+}
+
+async function handleMessages(
+  messages: readonly JsMsg[],
+  traces: ReadonlyMap<JsMsg, MessageTrace>,
+  processing: BatchProcessing,
+  inFlight: ReadonlyMap<string, EntityVersion>,
+): Promise<HandledBatch> {
   const { applied, untilAvailable, concurrency } = processing;
   const entries: Entry[] = [];
+  let invalid = 0;
   for (const msg of messages) {
     const log = processing.logger.child({ subject: msg.subject, stream_sequence: msg.info.streamSequence, deliveries: msg.info.deliveryCount });
     const parsed = parseEvent(msg.string(), processing.validate);
+    const trace = traces.get(msg) as MessageTrace;
     if ('error' in parsed) {
+      markFailed(trace.span, parsed.error);
       await processing.deadLetter(msg, parsed.received, parsed.error, log);
+      invalid += 1;
       continue;
     }
     const { event } = parsed;
     const ref = { tenant: event.tenant, entity: entityOfType(event.type), entityId: event.entity_id };
-    entries.push({ msg, event, ref, log: log.child({ event_id: event.id, event_type: event.type, entity_id: event.entity_id, version: event.version }) });
+    const eventLog = log.child({ event_id: event.id, event_type: event.type, entity_id: event.entity_id, version: event.version });
+    entries.push({ msg, event, ref, trace, log: eventLog });
   }
   const versions = await untilAvailable(() => applied.read(entries.map((entry) => entry.ref)));
   for (const [key, { version }] of inFlight) versions.set(key, Math.max(version, versions.get(key) ?? 0));
@@ -99,6 +130,7 @@ export async function handleBatch(
   /** Settles an event its handler failed on: retried later, or dead-lettered. */
   async function failed(entry: Entry, err: unknown): Promise<Entry['outcome']> {
     const deliveryCount = entry.msg.info.deliveryCount;
+    markFailed(entry.trace.span, err);
     if (err instanceof PermanentEventError || deliveryCount >= processing.maxDeliver) {
       await processing.deadLetter(entry.msg, entry.event, err instanceof Error ? err : new Error(String(err)), entry.log);
       return 'dead';
@@ -134,7 +166,8 @@ export async function handleBatch(
     for (const [index, entry] of group.entries()) {
       if (!isNewer(entry)) continue;
       try {
-        await handle(entry.event, { subject: entry.msg.subject, deliveryCount: entry.msg.info.deliveryCount, logger: entry.log });
+        const eventContext = { subject: entry.msg.subject, deliveryCount: entry.msg.info.deliveryCount, logger: entry.log };
+        await context.with(entry.trace.context, () => handle(entry.event, eventContext));
       } catch (err) {
         if (processing.isOutage(err)) return group.slice(index);
         entry.outcome = await failed(entry, err);
@@ -153,19 +186,25 @@ export async function handleBatch(
       versions.set(entityRefKey(entry.ref), entry.event.version);
       return true;
     });
-    for (;;) {
-      try {
-        if (newer.length > 0) await handleBatch(newer.map(({ event, msg }) => ({ event, subject: msg.subject })), processing.logger);
-        for (const entry of newer) markApplied(entry);
-        break;
-      } catch (err) {
-        if (processing.isOutage(err)) {
-          await processing.outage();
-          continue;
+    const batchTrace = startBatchTrace(processing.tracer, newer.map((entry) => entry.trace));
+    const batch = newer.map(({ event, msg }) => ({ event, subject: msg.subject }));
+    try {
+      for (;;) {
+        try {
+          if (newer.length > 0) await context.with(batchTrace.context, () => handleBatch(batch, processing.logger));
+          for (const entry of newer) markApplied(entry);
+          break;
+        } catch (err) {
+          if (processing.isOutage(err)) {
+            await processing.outage();
+            continue;
+          }
+          for (const entry of newer) entry.outcome = await failed(entry, err);
+          break;
         }
-        for (const entry of newer) entry.outcome = await failed(entry, err);
-        break;
       }
+    } finally {
+      batchTrace.end();
     }
     return acknowledgement();
   }
@@ -196,8 +235,14 @@ export async function handleBatch(
   return acknowledgement();
 
   function acknowledgement(): HandledBatch {
+    const outcomes = { applied: 0, skipped: 0, failed: invalid };
+    for (const { outcome } of entries) {
+      if (outcome === 'applied' || outcome === 'skipped') outcomes[outcome] += 1;
+      else outcomes.failed += 1;
+    }
     return {
       raised,
+      outcomes,
       acknowledge() {
         for (const entry of entries) {
           if (entry.outcome === 'applied' || entry.outcome === 'skipped') processing.settle.ack(entry.msg);

@@ -19,6 +19,8 @@ export {
   type DeadLetterRecord,
 } from './dead-letter.js';
 export { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+export type { OutboxBacklog } from './outbox-backlog.js';
+export type { ConsumerMetrics, EventOutcome } from './consumer-metrics.js';
 export { createConsumerRunner, type ConsumerRunner, type ConsumerRunnerOptions, type ConsumerRunnerSettings } from './consumer-runner.js';
 export type { BatchEventHandler, EventContext, EventHandler, EventHandling } from './event-batch.js';
 export {

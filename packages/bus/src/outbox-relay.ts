@@ -1,6 +1,9 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { propagation, ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { Logger } from 'pino';
+import { createBacklogView, type OutboxBacklog } from './outbox-backlog.js';
+import { defaultTracer, markFailed, messagingAttributes, traceHeaders } from './message-tracing.js';
 import { createSignal } from './signal.js';
 
 export interface OutboxRelayOptions {
@@ -18,6 +21,8 @@ export interface OutboxRelayOptions {
   retryDelayMs?: number;
   /** Events held in memory before a sweep waits for them to go out (default 20,000). */
   maxBacklog?: number;
+  /** Makes a `publish <subject>` span per publish, in the trace of the write that raised the event (default: the API's global tracer). */
+  tracer?: Tracer;
 }
 
 export interface OutboxRelay {
@@ -25,6 +30,8 @@ export interface OutboxRelay {
   start(): void;
   /** Stops taking events, lets the publishes in flight finish and clears what they published. */
   stop(): Promise<void>;
+  /** What waits to be published, as this relay has seen it (no database read: a metric may call it on every scrape). */
+  backlog(): OutboxBacklog;
 }
 
 interface DocumentQueue {
@@ -49,7 +56,7 @@ interface DocumentQueue {
  * window; consumers check versions beyond it).
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const { outbox, js, logger } = options;
+  const { outbox, js, logger, tracer = defaultTracer() } = options;
   const { maxInFlight = 256, publishTimeoutMs = 5_000, sweepIntervalMs = 30_000, retryDelayMs = 1_000, maxBacklog = 20_000 } = options;
   const documents = new Map<string, DocumentQueue>();
   /** Ids of events queued, publishing, or published and not yet cleared. */
@@ -74,6 +81,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let failing = false;
   const backlogShrank = createSignal();
   const idle = new Set<() => void>();
+  const waiting = createBacklogView(maxBacklog);
+  const isCleared = (eventId: string) => cleared.has(eventId);
 
   const documentKey = ({ collection, documentId }: { collection: string; documentId: string }) => `${collection}\u0000${documentId}`;
 
@@ -117,10 +126,19 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function publishDocument(queue: DocumentQueue): Promise<void> {
     while (queue.events.length > 0 && !stopped) {
       const event = queue.events[0] as OutboxEntry;
-      const { subject, ...envelope } = event;
+      const { subject, trace, ...envelope } = event;
+      const span = tracer.startSpan(
+        `publish ${subject}`,
+        { kind: SpanKind.PRODUCER, attributes: messagingAttributes('send', subject, event.id) },
+        propagation.extract(ROOT_CONTEXT, trace ?? {}),
+      );
       try {
-        await js.publish(subject, JSON.stringify(envelope), { msgID: event.id, timeout: publishTimeoutMs });
+        // the trace context goes in headers, never in the event: consumers' spans become children of this one
+        await js.publish(subject, JSON.stringify(envelope), { msgID: event.id, timeout: publishTimeoutMs, headers: traceHeaders(span) });
+        span.end();
       } catch (err) {
+        markFailed(span, err);
+        span.end();
         // stop this document: its later events must not go out before this one; a sweep brings it back
         forget(queue.events.map((waiting) => waiting.id));
         queue.events = [];
@@ -155,6 +173,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       const eventIds = batch.flatMap((entry) => entry.eventIds);
       try {
         await outbox.clear(batch);
+        waiting.cleared(batch);
         for (const id of eventIds) remember(id);
       } catch (err) {
         // still waiting in their documents: the next sweep publishes them again (deduplicated) and clears them
@@ -218,11 +237,14 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   /** Hands every waiting document to the queues; false when the database could not be read. */
   async function sweepOnce(): Promise<boolean> {
     try {
+      waiting.sweepStarted();
       for await (const pending of outbox.pending()) {
         if (stopped) return true;
+        waiting.seen(pending, isCleared);
         enqueue(pending);
         while (known.size >= maxBacklog && !stopped) await backlogShrank.wait();
       }
+      waiting.sweepCompleted();
       return true;
     } catch (err) {
       logger.error({ err, retry_in_ms: nextRetryMs }, 'outbox sweep failed, will retry');
@@ -235,6 +257,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (started) return;
       started = true;
       unsubscribe = outbox.onCommit((committed) => {
+        waiting.seen(committed, isCleared);
         if (!failing) enqueue(committed);
       });
       void sweep();
@@ -248,5 +271,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (inFlight > 0) await new Promise<void>((resolve) => idle.add(resolve));
       await clearing;
     },
+    backlog: () => waiting.backlog(),
   };
 }

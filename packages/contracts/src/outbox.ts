@@ -6,8 +6,15 @@ import type { EventEnvelope } from './events.js';
  * knows the other; the document format stays in the store.
  */
 
-/** An event waiting in a document's outbox, with the subject it goes out on. */
-export type OutboxEntry = EventEnvelope & { subject: string };
+/**
+ * An event waiting in a document's outbox, with the subject it goes out on and the W3C trace context
+ * (`traceparent`, `tracestate`) of the write that raised it, if one was traced: the relay sends that
+ * as message headers, so it never becomes part of the event.
+ */
+export type OutboxEntry = EventEnvelope & { subject: string; trace?: TraceHeaders };
+
+/** Trace context by header name, as a propagator injects it. */
+export type TraceHeaders = Record<string, string>;
 
 /** A stored document's waiting events, oldest first. */
 export interface PendingEvents {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ConfigError, type ConfigSpec } from '@rm/service-kit';
 import type { ServiceDefinition } from './service-definition.js';
 import { startService } from './start-service.js';
@@ -9,10 +11,24 @@ import { startService } from './start-service.js';
  */
 export async function runMain<Collections, Spec extends ConfigSpec>(definition: ServiceDefinition<Collections, Spec>): Promise<void> {
   try {
-    await startService(definition, { signals: ['SIGTERM', 'SIGINT'], onShutdownTimeout: () => process.exit(1) });
+    await startService(definition, { signals: ['SIGTERM', 'SIGINT'], onShutdownTimeout: () => process.exit(1), version: entryPackageVersion() });
   } catch (error) {
     // the logger may not exist yet (bad configuration): say what is wrong plainly and stop
     console.error(error instanceof ConfigError ? error.message : error);
     process.exit(1);
+  }
+}
+
+/** The version in the package.json nearest above the entry script (services/<name>/dist/main.js: the service's). */
+function entryPackageVersion(): string | undefined {
+  const entry = process.argv[1];
+  if (entry === undefined) return undefined;
+  for (let directory = dirname(entry); ; directory = dirname(directory)) {
+    try {
+      return (JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as { version?: string }).version;
+    } catch {
+      // none here (or unreadable): look further up, until the root
+      if (dirname(directory) === directory) return undefined;
+    }
   }
 }

@@ -1,7 +1,9 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
+import type { Tracer } from '@opentelemetry/api';
 import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
 import type { Db } from 'mongodb';
+import type { Registry } from 'prom-client';
 import type { EntityEvents } from '@rm/contracts';
 import type { ConsumerRunner, EventHandling } from '@rm/bus';
 import type { Config, ConfigSpec, CursorCodec, Logger, ReadinessCheck, serviceConfigSpec, TokenVerifier } from '@rm/service-kit';
@@ -20,6 +22,8 @@ export interface ServiceContext<Collections, Spec extends ConfigSpec> {
   /** Signs and checks paging cursors (CURSOR_SECRET). */
   cursors: CursorCodec;
   logger: Logger;
+  /** The service's tracer (a no-op when tracing is off), for spans of its own, such as the gateway's calls to the owners. */
+  tracer: Tracer;
 }
 
 /**
@@ -36,6 +40,8 @@ export interface ServiceConnections {
    * consumers itself (the matching engine runs one per tenant partition it holds).
    */
   startConsumer(consumer: ConsumerDefinition): Promise<ConsumerRunner>;
+  /** The service's metrics registry (served at /metrics), for an extension's own metrics. */
+  metrics: Registry;
 }
 
 /** What `extend` adds to the service; each part is optional. */

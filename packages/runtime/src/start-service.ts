@@ -1,4 +1,5 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { createEventValidator, entitySubjects, serviceStream } from '@rm/contracts';
 import { connectNats, createConsumerRunner, createOutboxRelay, declareServiceStream, type ConsumerRunner } from '@rm/bus';
@@ -6,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import {
   createCursorCodec,
   createLogger,
+  createMetricsRegistry,
   createService,
   createTokenVerifier,
   installGracefulShutdown,
@@ -13,6 +15,7 @@ import {
   natsReadiness,
   readConfig,
   serviceConfigSpec,
+  upGauge,
   type Config,
   type ConfigSpec,
   type Logger,
@@ -21,6 +24,8 @@ import {
 } from '@rm/service-kit';
 import { connectMongo, createStore, isOutage, type Store } from '@rm/store';
 import { startMaintenance } from './maintenance-loop.js';
+import { startTracing, type TracingOptions } from './tracing.js';
+import { observeConsumers, observeOutbox, SCRAPE_PROBE_TIMEOUT_MS, type ConsumerObservation } from './metrics.js';
 import type { CommonConfigSpec, ConsumerDefinition, ServiceConfig, ServiceContext, ServiceDefinition } from './service-definition.js';
 
 export interface StartServiceOptions {
@@ -34,6 +39,10 @@ export interface StartServiceOptions {
   onShutdownTimeout?: () => void;
   /** Where log lines go (default stdout). */
   logDestination?: DestinationStream;
+  /** Tracing without OTEL_EXPORTER_OTLP_ENDPOINT: tests pass `{ spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) }`. */
+  tracing?: TracingOptions;
+  /** The version rm_build_info shows unless SERVICE_VERSION says otherwise (runMain: the service package's). */
+  version?: string;
 }
 
 export interface RunningService<Collections, Spec extends ConfigSpec> {
@@ -41,7 +50,10 @@ export interface RunningService<Collections, Spec extends ConfigSpec> {
   store: Store;
   collections: Collections;
   config: ServiceConfig<Spec>;
-  /** The graceful shutdown: HTTP, the extension's stop, consumers, maintenance, relay, NATS (drained), MongoDB, in that order. */
+  /**
+   * The graceful shutdown: HTTP, the extension's stop, consumers, maintenance, relay, NATS (drained), MongoDB, in that
+   * order; then the spans still buffered.
+   */
   stop(reason?: string): Promise<ShutdownOutcome>;
 }
 
@@ -57,8 +69,9 @@ export async function startService<Collections, Spec extends ConfigSpec>(
   definition: ServiceDefinition<Collections, Spec>,
   options: StartServiceOptions = {},
 ): Promise<RunningService<Collections, Spec>> {
-  const { env = process.env, listen = true, signals = [], onShutdownTimeout = () => undefined, logDestination } = options;
-  const spec = { ...serviceConfigSpec({ PORT: definition.port, MONGO_DB: definition.name.replaceAll('-', '_') }), ...definition.config };
+  const { env = process.env, listen = true, signals = [], onShutdownTimeout = () => undefined, logDestination, version } = options;
+  const defaults = { PORT: definition.port, MONGO_DB: definition.name.replaceAll('-', '_'), SERVICE_VERSION: version };
+  const spec = { ...serviceConfigSpec(defaults), ...definition.config };
   const config = readConfig(spec, env) as ServiceConfig<Spec>;
   // the runtime reads only the common variables: their types do not depend on the service's own
   const settings: Config<CommonConfigSpec> = config;
@@ -68,6 +81,13 @@ export async function startService<Collections, Spec extends ConfigSpec>(
   const opened: ShutdownStep[] = [];
   let stop: ((reason?: string) => Promise<ShutdownOutcome>) | undefined;
   try {
+    const { tracer, stop: stopTracing } = startTracing({
+      serviceName: settings.OTEL_SERVICE_NAME ?? definition.name,
+      endpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
+      ...options.tracing,
+    });
+    // opened first, closed last: what the other steps do while closing is still traced
+    if (stopTracing !== undefined) opened.unshift({ name: 'tracing', run: stopTracing });
     const mongo = await connectMongo({
       url: settings.MONGO_URL,
       dbName: settings.MONGO_DB,
@@ -81,6 +101,12 @@ export async function startService<Collections, Spec extends ConfigSpec>(
     opened.unshift({ name: 'nats', run: () => nc.drain() });
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
+    // the service's own registry, served at /metrics; probes answer within a timeout, so a scrape never hangs
+    const metrics = createMetricsRegistry({ service: definition.name, version: settings.SERVICE_VERSION });
+    const probe = { registry: metrics, timeoutMs: SCRAPE_PROBE_TIMEOUT_MS };
+    upGauge({ ...probe, name: 'rm_mongodb_up', help: 'Whether MongoDB answers a ping (1) or not (0)', check: mongoReadiness(mongo.db) });
+    upGauge({ ...probe, name: 'rm_nats_up', help: 'Whether NATS is connected and answers (1) or not (0)', check: natsReadiness(nc) });
+    const observation = observeConsumers(metrics, jsm);
     const stream = await declareServiceStream(jsm, definition.name, { replicas: settings.NATS_STREAM_REPLICAS });
 
     const store = createStore(mongo.db, {
@@ -89,25 +115,28 @@ export async function startService<Collections, Spec extends ConfigSpec>(
     });
     const collections = definition.collections(store);
     await store.declareIndexes();
-    const context: ServiceContext<Collections, Spec> = { collections, config, cursors: createCursorCodec(settings.CURSOR_SECRET), logger };
+    const cursors = createCursorCodec(settings.CURSOR_SECRET);
+    const context: ServiceContext<Collections, Spec> = { collections, config, cursors, logger, tracer };
 
-    const relay = createOutboxRelay({ outbox: store.outbox, js, logger });
+    const relay = createOutboxRelay({ outbox: store.outbox, js, logger, tracer });
     relay.start();
+    observeOutbox(metrics, relay);
     opened.unshift({ name: 'outbox relay', run: () => relay.stop() });
     const maintenance = startMaintenance(store, settings.MAINTENANCE_INTERVAL_MS, logger);
     opened.unshift({ name: 'maintenance', run: () => maintenance.stop() });
     // registered before the first starts: a failed start stops those that had started
     const consumers: ConsumerRunner[] = [];
     opened.unshift({ name: 'consumers', run: async () => void (await Promise.all(consumers.map((runner) => runner.stop()))) });
-    const parts = { js, jsm, store, logger, replicas: settings.NATS_STREAM_REPLICAS, database: settings.MONGO_DB };
+    const parts = { js, jsm, store, logger, tracer, replicas: settings.NATS_STREAM_REPLICAS, database: settings.MONGO_DB, observation };
     for (const consumer of definition.consumers?.(context) ?? []) consumers.push(await startConsumer(consumer, parts));
     const connections = { db: mongo.db, nc, js, jsm, startConsumer: (consumer: ConsumerDefinition) => startConsumer(consumer, parts) };
-    const extension = (await definition.extend?.({ ...context, ...connections })) ?? {};
+    const extension = (await definition.extend?.({ ...context, ...connections, metrics })) ?? {};
     if (extension.stop !== undefined) opened.unshift({ name: 'extension', run: extension.stop });
     const ownRoutes = definition.routes?.(context);
 
     const app = createService({
       logger,
+      tracer,
       verifyToken:
         extension.verifyToken ??
         createTokenVerifier({ jwksUrl: settings.AUTH_JWKS_URL, issuer: settings.AUTH_ISSUER, audience: settings.AUTH_AUDIENCE }),
@@ -128,6 +157,7 @@ export async function startService<Collections, Spec extends ConfigSpec>(
       },
       ...(extension.publicRoutes === undefined ? {} : { publicRoutes: extension.publicRoutes }),
       ...(extension.onRequest === undefined ? {} : { onRequest: extension.onRequest }),
+      metrics,
     });
     // closes the HTTP server first, then the steps in order
     stop = installGracefulShutdown({
@@ -156,23 +186,30 @@ interface ConsumerParts {
   jsm: JetStreamManager;
   store: Store;
   logger: Logger;
+  tracer: Tracer;
   replicas: number;
+  observation: ConsumerObservation;
 }
 
 /**
  * Starts one consumer on its publisher's stream, declaring the stream too, so that start order does not
  * matter; or on the stream its `source` names, which its service has declared.
  */
-async function startConsumer(consumer: ConsumerDefinition, { database, js, jsm, store, logger, replicas }: ConsumerParts): Promise<ConsumerRunner> {
+async function startConsumer(consumer: ConsumerDefinition, parts: ConsumerParts): Promise<ConsumerRunner> {
+  const { database, js, jsm, store, logger, tracer, replicas, observation } = parts;
   const source = consumer.source ?? (await publisherSource(consumer, jsm, replicas));
+  // A durable's position belongs with the ledger in one database: two deployments (or test services)
+  // on one NATS server, each with a database of its own, must never share one and split its events.
+  const durable = `${consumer.durable}-${database}`;
+  // labelled by the definition's durable: the same series whatever the database
+  const observed = observation.track(consumer.durable, source.stream, durable);
   const runner = createConsumerRunner({
     js,
     stream: source.stream,
-    // A durable's position belongs with the ledger in one database: two deployments (or test services)
-    // on one NATS server, each with a database of its own, must never share one and split its events.
-    durable: `${consumer.durable}-${database}`,
+    durable,
     filterSubjects: source.filterSubjects,
     logger,
+    tracer,
     ...(consumer.handleBatch === undefined ? { handle: consumer.handle } : { handleBatch: consumer.handleBatch }),
     applied: store.appliedVersions(consumer.durable),
     // what arrives is checked against the contracts of the entities the consumer asked for
@@ -182,9 +219,21 @@ async function startConsumer(consumer: ConsumerDefinition, { database, js, jsm, 
     nakDelaysMs: consumer.nakDelaysMs ?? CONSUMER_DEFAULTS.nakDelaysMs,
     ...(consumer.concurrency === undefined ? {} : { concurrency: consumer.concurrency }),
     ...(consumer.batchSize === undefined ? {} : { batchSize: consumer.batchSize }),
+    metrics: observed.metrics,
   });
-  await runner.start();
-  return runner;
+  try {
+    await runner.start();
+  } catch (error) {
+    observed.forget();
+    throw error;
+  }
+  return {
+    ...runner,
+    stop: async () => {
+      observed.forget();
+      await runner.stop();
+    },
+  };
 }
 
 async function publisherSource(consumer: ConsumerDefinition, jsm: JetStreamManager, replicas: number): Promise<{ stream: string; filterSubjects: string[] }> {

@@ -123,6 +123,8 @@ function parseInteger(name: string, raw: string, min: number | undefined, max: n
 export interface ServiceConfigDefaults {
   PORT: number;
   MONGO_DB: string;
+  /** The running version (runMain: its package's version). */
+  SERVICE_VERSION?: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -131,8 +133,17 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function serviceConfigSpec(defaults: ServiceConfigDefaults) {
   return {
     HOST: { type: 'string', default: '0.0.0.0' },
+    /** The version label of the rm_build_info metric. */
+    SERVICE_VERSION: { type: 'string', default: defaults.SERVICE_VERSION ?? 'unknown' },
     PORT: { type: 'port', default: defaults.PORT },
     LOG_LEVEL: { type: 'enum', values: LOG_LEVELS, default: 'info' },
+    /**
+     * OTLP/HTTP collector (`http://otel-collector:4318`) that traces go to, at <endpoint>/v1/traces; unset,
+     * tracing is off. The exporter reads its other OTEL_EXPORTER_OTLP_* variables (headers, timeout) itself.
+     */
+    OTEL_EXPORTER_OTLP_ENDPOINT: { type: 'url', protocols: ['http:', 'https:'] },
+    /** service.name of the traces, instead of the service's own name. */
+    OTEL_SERVICE_NAME: { type: 'string' },
     MONGO_URL: { type: 'url', protocols: ['mongodb:', 'mongodb+srv:'], required: true },
     MONGO_DB: { type: 'string', default: defaults.MONGO_DB, pattern: /^[A-Za-z0-9_-]{1,63}$/, hint: 'a database name of 1 to 63 letters, digits, _ or -' },
     /** Attempts to reach MongoDB and NATS at start, CONNECT_RETRY_DELAY_MS apart: a pod may start before them. */

@@ -52,6 +52,8 @@ export {
   type PaginateOptions,
 } from './paging.js';
 export { createService, OPENAPI_PATHS_URL, type ServiceOptions } from './server.js';
+export { withDeadline } from './deadline.js';
+export { createMetricsRegistry, METRICS_URL, serveMetrics, upGauge, type MetricsRegistryOptions, type UpGaugeOptions } from './metrics.js';
 export { createOpenApiCollector, INTERNAL_PATH, type OpenApiOperation, type OpenApiPaths } from './openapi.js';
 export { mongoReadiness, natsReadiness, type ReadinessCheck, type PingableDb, type NatsConnectionLike, type JetStreamManagerLike } from './health.js';
 export { installGracefulShutdown, type GracefulShutdownOptions, type ShutdownStep, type ShutdownOutcome } from './shutdown.js';

@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -28,6 +29,7 @@ export function createLogger({ level, name, destination }: LoggerOptions): Logge
       name,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      mixin: activeTrace,
       redact: {
         paths: [
           'req.headers.authorization',
@@ -47,4 +49,14 @@ export function createLogger({ level, name, destination }: LoggerOptions): Logge
     },
     destination,
   );
+}
+
+/**
+ * `trace_id` and `span_id` of the span active where a line is written (a request, an event's handling),
+ * so that logs and traces meet. A fresh object each time: pino merges the line into it.
+ */
+function activeTrace(): { trace_id?: string; span_id?: string } {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return {};
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }

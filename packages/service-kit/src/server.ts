@@ -1,5 +1,7 @@
 import proxyAddr from '@fastify/proxy-addr';
+import { trace, type Tracer } from '@opentelemetry/api';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifySchema, type onRequestAsyncHookHandler } from 'fastify';
+import type { Registry } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '@rm/contracts';
 import { createAuthenticateHook, type TokenVerifier } from './auth.js';
@@ -11,6 +13,9 @@ import { acceptStrictJsonBodies } from './json-body.js';
 import { createProblemReplier, sendProblem } from './problem-reply.js';
 import { createOpenApiCollector } from './openapi.js';
 import { createRouteIndex } from './route-index.js';
+import { traceRequests } from './request-tracing.js';
+import { withDeadline } from './deadline.js';
+import { serveMetrics } from './metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -45,6 +50,10 @@ export interface ServiceOptions {
   publicRoutes?: FastifyPluginAsync;
   /** Runs first on every request, before authentication (the gateway closes blocked IPs' connections). */
   onRequest?: onRequestAsyncHookHandler;
+  /** Counts and times requests into this registry and serves it at /metrics (createMetricsRegistry). */
+  metrics?: Registry;
+  /** Makes a server span per request (default: the API's global tracer, a no-op unless a provider was registered). */
+  tracer?: Tracer;
 }
 
 /** Where a service lists its API routes as OpenAPI path items (no token: it is what the docs show anyway). */
@@ -71,6 +80,8 @@ export function createService({
   routes,
   publicRoutes,
   onRequest,
+  metrics,
+  tracer = trace.getTracer('@rm/service-kit'),
 }: ServiceOptions): FastifyInstance {
   // One trust function for fastify (request.ip, .protocol, .host) and for X-Forwarded-Prefix.
   const trustsPeer = proxyAddr.compile(trustProxy === false ? [] : [...trustProxy]);
@@ -94,6 +105,8 @@ export function createService({
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
     },
   });
+  // first of the hooks: every later one, the route and its logs run in the request's span
+  traceRequests(app, tracer);
 
   // Bodies keep their JSON types; query strings, params and headers are text and are coerced.
   const bodyAjv = createAjv({ coerceTypes: false });
@@ -118,6 +131,7 @@ export function createService({
     throw new NotFound(`There is no ${request.method} ${path}`);
   });
 
+  if (metrics !== undefined) serveMetrics(app, metrics);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
@@ -149,7 +163,7 @@ export function createService({
     const results = await Promise.all(
       checks.map(async ([name, check]) => {
         try {
-          await withTimeout(check(), readinessTimeout);
+          await withDeadline(check(), readinessTimeout);
           return [name, 'ok'] as const;
         } catch (error) {
           request.log.warn({ check: name, err: error }, 'readiness check failed');
@@ -190,18 +204,6 @@ function lowerCaseHeaderNames(schema: FastifySchema): FastifySchema {
     ...(properties && { properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value])) }),
     ...(required && { required: required.map((name) => name.toLowerCase()) }),
   };
-}
-
-async function withTimeout(work: Promise<void>, milliseconds: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${milliseconds} ms`)), milliseconds);
-  });
-  try {
-    await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const statusSchema = {

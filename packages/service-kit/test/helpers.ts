@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { Registry } from 'prom-client';
 import { createTestIssuer, type TestIssuer } from '@rm/testkit';
 import { createLogger, createService, createTokenVerifier, type ReadinessCheck } from '../src/index.js';
 
@@ -33,7 +34,13 @@ export interface TestService {
 /** A real service with `routes`, verifying tokens of a test issuer and logging into memory. */
 export async function buildTestService(
   routes: FastifyPluginAsync = async () => {},
-  options: { readiness?: Record<string, ReadinessCheck>; bodyLimit?: number; issuer?: TestIssuer; trustProxy?: readonly string[] } = {},
+  options: {
+    readiness?: Record<string, ReadinessCheck>;
+    bodyLimit?: number;
+    issuer?: TestIssuer;
+    trustProxy?: readonly string[];
+    metrics?: Registry;
+  } = {},
 ): Promise<TestService> {
   const issuer = options.issuer ?? (await createTestIssuer());
   const logs = logCapture();
@@ -46,6 +53,7 @@ export async function buildTestService(
     requestTimeout: 30_000,
     readinessTimeout: 500,
     ...(options.trustProxy && { trustProxy: options.trustProxy }),
+    ...(options.metrics && { metrics: options.metrics }),
     routes,
   });
   await app.ready();

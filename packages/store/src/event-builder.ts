@@ -1,9 +1,18 @@
+import { context, propagation } from '@opentelemetry/api';
 import { v7 as uuidv7 } from 'uuid';
-import { eventSubject, eventType, type EntityEvents, type EventAction, type EventValidator, type OutboxEntry } from '@rm/contracts';
+import {
+  eventSubject,
+  eventType,
+  type EntityEvents,
+  type EventAction,
+  type EventValidator,
+  type OutboxEntry,
+  type TraceHeaders,
+} from '@rm/contracts';
 import { entityId, type Resource } from './document.js';
 import { EventTooLargeError, InvalidEventError } from './errors.js';
 
-/** Bytes a published message takes beyond its JSON body: subject and headers (Nats-Msg-Id). */
+/** Bytes a published message takes beyond its JSON body: subject and headers (Nats-Msg-Id, traceparent, tracestate). */
 const MESSAGE_OVERHEAD_BYTES = 1_024;
 
 export interface EventBuilderOptions<Body> {
@@ -38,6 +47,9 @@ export function createEventBuilder<Body>({ events, represent, validate, maxEvent
     if (!check.ok) throw new InvalidEventError(check.reason);
     const bytes = Buffer.byteLength(JSON.stringify(event)) + MESSAGE_OVERHEAD_BYTES;
     if (bytes > maxEventBytes) throw new EventTooLargeError(events.entity, bytes, maxEventBytes);
-    return { ...event, subject: eventSubject(events, resource.tenant, action) };
+    // the trace of the write (a request, a consumed event) goes on in the publish and the consumers
+    const trace: TraceHeaders = {};
+    propagation.inject(context.active(), trace);
+    return { ...event, subject: eventSubject(events, resource.tenant, action), ...(Object.keys(trace).length === 0 ? {} : { trace }) };
   };
 }

@@ -7,6 +7,7 @@ import { createKeyRing, SIGNING_ALGORITHM } from './keys/key-ring.js';
 import { closeBlockedConnections } from './guard/close-blocked-connections.js';
 import { proxyRoutes } from './routes/proxy.routes.js';
 import { docsRoutes } from './routes/docs.routes.js';
+import { operationsRoutes } from './routes/operations.routes.js';
 import { TOKEN_PATH, tokenRoutes } from './routes/token.routes.js';
 import { wellKnownRoutes } from './routes/well-known.routes.js';
 import { createClientRegistry } from './store/client-registry.js';
@@ -47,7 +48,7 @@ export const gatewayService = defineService({
   port: 3000,
   config: gatewayConfigSpec,
   collections: () => ({}),
-  async extend({ config, db, js, jsm, logger }) {
+  async extend({ config, db, js, jsm, logger, tracer }) {
     checkKeyTiming(config, logger);
     const keyRing = createKeyRing({
       store: createSigningKeyStore(db, config.SIGNING_KEY_ENCRYPTION_KEY),
@@ -92,9 +93,12 @@ export const gatewayService = defineService({
         await app.register(tokenRoutes, { registry, keyRing, guard });
         await app.register(wellKnownRoutes, { keyRing, issuer: config.AUTH_ISSUER });
         await app.register(docsRoutes, { apiDocument, basePath: config.PUBLIC_BASE_PATH });
+        if (config.ADMIN_TOKEN !== undefined) {
+          await app.register(operationsRoutes, { adminToken: config.ADMIN_TOKEN, upstreams, timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) });
+        }
       },
       routes: async (api) => {
-        await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES });
+        await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES, tracer });
       },
       onRequest: closeBlockedConnections(guard),
       async stop() {

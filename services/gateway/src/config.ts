@@ -35,6 +35,12 @@ export const gatewayConfigSpec = {
   /** How long a blocked IP's connections are closed. */
   LOGIN_BLOCK_MS: { type: 'duration-ms', min: 1_000, default: 15 * MINUTE },
 
+  /**
+   * Operators' bearer token for the health overview at /admin/health (at least 32 characters); the
+   * overview is not served without it.
+   */
+  ADMIN_TOKEN: { type: 'secret', minLength: 32 },
+
   /** Where each owning service answers (DESIGN §2); the paths of an unset one are not routed. */
   UPSTREAM_EMPLOYEES_URL: { type: 'url', protocols: ['http:', 'https:'] },
   UPSTREAM_TRANSPORT_RESOURCES_URL: { type: 'url', protocols: ['http:', 'https:'] },

@@ -5,6 +5,7 @@ import { declareServiceStream, declareStream } from '@rm/bus';
 import { defineService } from '@rm/runtime';
 import { createMatchingEngine } from './engine.js';
 import { INPUT_EVENTS, inputSources, INPUTS_STREAM, partitionSubjects, SERVICE_NAME } from './events.js';
+import { convergenceLag, observeTenants } from './metrics.js';
 import { createPartitionTables, startPartitionLeases } from './partitions.js';
 import { outputRoutes } from './routes/output.routes.js';
 import { createInputStore } from './store/inputs.js';
@@ -60,7 +61,7 @@ export const matchingService = defineService({
         cursors,
       });
     },
-  async extend({ collections, config, jsm, logger, startConsumer }) {
+  async extend({ collections, config, jsm, logger, metrics, startConsumer }) {
     const partitions = config.MATCHING_PARTITIONS;
     const publishers = new Set(INPUT_EVENTS.map((events) => events.service));
     for (const publisher of publishers) await declareServiceStream(jsm, publisher, { replicas: config.NATS_STREAM_REPLICAS });
@@ -70,8 +71,10 @@ export const matchingService = defineService({
       inputs: collections.inputs,
       outputs: collections.outputs,
       logger,
+      converged: convergenceLag(metrics),
       ...(quietMs === 0 ? {} : { resolve: { quietMs, timeLimitSeconds: config.MATCHING_RESOLVE_TIME_LIMIT_S } }),
     });
+    observeTenants(metrics, engine);
     const leases = startPartitionLeases({
       tables: collections.partitions,
       partitions,

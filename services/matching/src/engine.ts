@@ -19,6 +19,8 @@ export interface MatchingEngine {
   release(partition: number): Promise<void>;
   /** Stops the background re-solve. */
   close(): Promise<void>;
+  /** How many snapshots and combinations (not deleted) each tenant on this replica has, as last written. */
+  counts(): { tenant: string; snapshots: number; combinations: number }[];
 }
 
 export interface MatchingEngineOptions {
@@ -28,6 +30,8 @@ export interface MatchingEngineOptions {
   /** The background exact re-solve's schedule and limits; none: no re-solve. */
   resolve?: Omit<ResolverOptions, 'inputsOf' | 'adopt' | 'onError'>;
   now?: () => number;
+  /** Told, once a tenant's outputs are written, of the events the write reflects. */
+  converged?: (events: readonly EventEnvelope[]) => void;
 }
 
 /**
@@ -63,7 +67,8 @@ export function inputOf(event: EventEnvelope): Input {
  * from there, before it records the new ones); a failed write unloads it, so that the events, given
  * again, start from what the database holds.
  */
-export function createMatchingEngine({ inputs, outputs, logger, resolve, now = Date.now }: MatchingEngineOptions): MatchingEngine {
+export function createMatchingEngine(options: MatchingEngineOptions): MatchingEngine {
+  const { inputs, outputs, logger, resolve, now = Date.now, converged } = options;
   const tenants = new Map<string, TenantSlot>();
   const resolver =
     resolve &&
@@ -87,11 +92,12 @@ export function createMatchingEngine({ inputs, outputs, logger, resolve, now = D
 
   async function handleBatch(events: readonly { event: EventEnvelope }[], partition: number): Promise<void> {
     const byTenant = Map.groupBy(events, ({ event }) => event.tenant);
-    await Promise.all([...byTenant].map(([tenant, ofTenant]) => handleTenant(tenant, partition, ofTenant.map(({ event }) => inputOf(event)))));
+    await Promise.all([...byTenant].map(([tenant, ofTenant]) => handleTenant(tenant, partition, ofTenant.map(({ event }) => event))));
   }
 
-  function handleTenant(tenant: string, partition: number, batch: readonly Input[]): Promise<void> {
+  function handleTenant(tenant: string, partition: number, events: readonly EventEnvelope[]): Promise<void> {
     const slot = slotOf(tenant, partition);
+    const batch = events.map(inputOf);
     return inTurn(slot, async () => {
       const matching = slot.matching ?? (await load(tenant, slot));
       await inputs.record(tenant, newestOf(batch));
@@ -102,6 +108,7 @@ export function createMatchingEngine({ inputs, outputs, logger, resolve, now = D
         for (const id of combinations) touched.combinations.add(id);
       }
       await write(tenant, slot, matching, touched);
+      converged?.(events);
       resolver?.changed(tenant);
     });
   }
@@ -185,7 +192,15 @@ export function createMatchingEngine({ inputs, outputs, logger, resolve, now = D
     }
   }
 
-  return { handleBatch, release, close: async () => resolver?.close() };
+  function counts(): { tenant: string; snapshots: number; combinations: number }[] {
+    return [...tenants].map(([tenant, { stored }]) => ({
+      tenant,
+      snapshots: liveCount(stored.snapshots),
+      combinations: liveCount(stored.combinations),
+    }));
+  }
+
+  return { handleBatch, release, close: async () => resolver?.close(), counts };
 }
 
 /** The newest input of each entity in a batch: the one to record. */
@@ -196,6 +211,12 @@ function newestOf(batch: readonly Input[]): Input[] {
     if ((newest.get(key)?.version ?? 0) < input.version) newest.set(key, input);
   }
   return [...newest.values()];
+}
+
+function liveCount(stored: ReadonlyMap<string, Stored>): number {
+  let live = 0;
+  for (const { state } of stored.values()) if (!('tombstone' in state)) live += 1;
+  return live;
 }
 
 function isLive<Body>(state: KnownState<Body>): state is Resource<Body> {

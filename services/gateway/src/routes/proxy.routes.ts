@@ -1,4 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { forwardedPrefixOf, ServiceUnavailable } from '@rm/service-kit';
 import { BodyTooLarge, UnforwardableRequest, UpstreamTimeout } from '../errors.js';
@@ -7,6 +14,8 @@ import type { Upstream } from '../upstreams.js';
 export interface ProxyRoutesOptions {
   upstreams: readonly Upstream[];
   bodyLimit: number;
+  /** Makes a client span per forwarded request, whose context goes to the owner in `traceparent`. */
+  tracer: Tracer;
 }
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and those the gateway sets itself. */
@@ -46,13 +55,13 @@ const UNFORWARDABLE = new Map([
  * the authenticate hook before): method, path, query, headers and body as sent, streamed, with
  * `X-Forwarded-*` so that the service builds the caller's URLs; its answer comes back unchanged.
  */
-export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, { upstreams, bodyLimit }) => {
+export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, { upstreams, bodyLimit, tracer }) => {
   // Bodies stay unread: the owner parses and judges them.
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
   for (const upstream of upstreams) {
-    const handler = (request: FastifyRequest, reply: FastifyReply) => forward(upstream, request, reply, bodyLimit);
+    const handler = (request: FastifyRequest, reply: FastifyReply) => forward(upstream, request, reply, bodyLimit, tracer);
     for (const path of upstream.paths) {
       api.all(path, handler);
       api.all(`${path}/*`, handler);
@@ -60,30 +69,62 @@ export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, {
   }
 };
 
-async function forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, bodyLimit: number): Promise<FastifyReply> {
+async function forward(
+  upstream: Upstream,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bodyLimit: number,
+  tracer: Tracer,
+): Promise<FastifyReply> {
   const declaredLength = Number(request.headers['content-length'] ?? 0);
   if (declaredLength > bodyLimit) throw new BodyTooLarge(bodyLimit);
   const hasBody = declaredLength > 0 || request.headers['transfer-encoding'] !== undefined;
   const aborted = new AbortController();
   reply.raw.once('close', () => aborted.abort());
+  const path = request.raw.url ?? request.url;
+  const span = tracer.startSpan(request.method, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      [ATTR_HTTP_REQUEST_METHOD]: request.method,
+      // the owner by name; its address is in url.full
+      'peer.service': upstream.service,
+      [ATTR_URL_FULL]: `${upstream.origin}${path}`,
+    },
+  });
+  const headers = forwardedHeaders(request);
+  // the owner's server span becomes a child of this one (a caller's own traceparent is replaced)
+  propagation.inject(trace.setSpan(context.active(), span), headers);
   let response;
   try {
     response = await upstream.pool.request({
       method: request.method as 'GET',
-      path: request.raw.url ?? request.url,
-      headers: forwardedHeaders(request),
+      path,
+      headers,
       body: hasBody ? request.raw : null,
       signal: aborted.signal,
     });
   } catch (error) {
+    endClientSpan(span, undefined, error);
     throw upstreamProblem(upstream, error);
   }
+  // ends at the answer's headers: the body streams on to the caller
+  endClientSpan(span, response.statusCode);
   reply.code(response.statusCode).headers(endToEndHeaders(response.headers));
   if (NO_BODY_STATUSES.has(response.statusCode) || request.method === 'HEAD') {
     await response.body.dump();
     return reply.send();
   }
   return reply.send(response.body);
+}
+
+function endClientSpan(span: Span, statusCode: number | undefined, error?: unknown): void {
+  if (statusCode !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, statusCode);
+  if (error !== undefined || (statusCode !== undefined && statusCode >= 500)) {
+    const errorType = statusCode === undefined ? String((error as { code?: unknown }).code ?? 'error') : String(statusCode);
+    span.setAttribute(ATTR_ERROR_TYPE, errorType);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
 }
 
 function forwardedHeaders(request: FastifyRequest): Record<string, string | string[]> {

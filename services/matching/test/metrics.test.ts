@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { parseMetricSamples, waitFor, type MetricSamples } from '@rm/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { atHomeBase, HOUR, inputs, startMatchingWorld, type MatchingWorld } from './world.js';
+
+let world: MatchingWorld;
+beforeAll(async () => {
+  world = await startMatchingWorld();
+});
+afterAll(async () => {
+  await world?.close();
+});
+
+async function scrape(): Promise<MetricSamples> {
+  const response = await world.harness.app.inject({ url: '/metrics' });
+  expect(response.statusCode).toBe(200);
+  return parseMetricSamples(response.body);
+}
+
+describe('the matching engine\'s metrics', () => {
+  it('time each event until the combinations reflect it, and count each tenant\'s snapshots and combinations', async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const lagCount = async () => (await scrape()).value('rm_matching_convergence_lag_seconds_count', { service: 'matching' }) ?? 0;
+    const before = await lagCount();
+    expect((await scrape()).value('rm_matching_combinations', { tenant })).toBeUndefined();
+
+    await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb'));
+    await world.publish(tenant, 'employee', 'e1', inputs.employee('e1', atHomeBase('hb')));
+    const availabilityId = randomUUID();
+    const start = new Date(Date.UTC(2030, 0, 1) + HOUR).toISOString();
+    await world.publish(tenant, 'availability', `e1/${availabilityId}`, inputs.availability('e1', availabilityId, start));
+    await world.publish(tenant, 'transport-resource', 'tr1', inputs.transportResource('tr1', atHomeBase('hb')));
+    await world.until(tenant, 'a combination', (found) => found.size === 1);
+
+    const samples = await waitFor('the four events to be counted', async () => {
+      const found = await scrape();
+      return (found.value('rm_matching_convergence_lag_seconds_count') ?? 0) >= before + 4 ? found : undefined;
+    });
+    expect(samples.value('rm_matching_snapshots', { tenant })).toBe(1);
+    expect(samples.value('rm_matching_combinations', { tenant })).toBe(1);
+    // the partition consumers' own metrics, labelled by partition
+    expect(samples.labels('rm_consumer_pending_messages').map((labels) => labels.consumer)).toContain('matching-p0');
+    expect(samples.value('rm_consumer_events_total', { outcome: 'applied' })).toBeGreaterThanOrEqual(4);
+  });
+});
