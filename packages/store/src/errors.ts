@@ -1,4 +1,4 @@
-import { MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
+import { MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
 
 /**
  * Errors of the store. `statusCode` lets the HTTP layer answer them as they are (below 500: shown),
@@ -93,8 +93,26 @@ export function isOutage(error: unknown): boolean {
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNotConnectedError ||
     error instanceof MongoTopologyClosedError ||
+    (error instanceof MongoServerError && cannotServeNow(error)) ||
     (error instanceof Error && error.cause !== undefined && error.cause !== error && isOutage(error.cause))
   );
+}
+
+/**
+ * MongoDB's codes for a server that is shutting down, stepping down or cut off (ShutdownInProgress,
+ * InterruptedAtShutdown, PrimarySteppedDown, NotWritablePrimary, NotPrimaryNoSecondaryOk,
+ * NotPrimaryOrSecondary, InterruptedDueToReplStateChange, HostUnreachable, NetworkTimeout).
+ */
+const UNAVAILABLE_CODES = new Set([91, 11600, 189, 10107, 13435, 13436, 11602, 6, 89]);
+/**
+ * FerretDB answers InternalError (1) when PostgreSQL cannot serve it, with PostgreSQL's SQLSTATE in the
+ * message: class 08 (connection exception), 53 (insufficient resources: too many clients) or 57P
+ * (shutting down, cannot connect now).
+ */
+const FERRETDB_BACKEND_AWAY = /\(SQLSTATE (08|53|57P)[0-9A-Z]*\)/;
+
+function cannotServeNow(error: MongoServerError): boolean {
+  return (typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code)) || (error.code === 1 && FERRETDB_BACKEND_AWAY.test(error.message));
 }
 
 /** Runs a database call; an outage becomes a DatabaseUnavailableError (503) instead of a bare driver error. */

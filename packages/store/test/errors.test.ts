@@ -10,7 +10,19 @@ describe('isOutage', () => {
     expect(isOutage(new Error('handler failed', { cause: new DatabaseUnavailableError('gone') }))).toBe(true);
   });
 
+  it('takes a server that cannot serve right now: MongoDB shutting down or stepping down, FerretDB without PostgreSQL', () => {
+    expect(isOutage(new MongoServerError({ message: 'The server is in quiesce mode and will shut down', code: 91 }))).toBe(true);
+    expect(isOutage(new MongoServerError({ message: 'not primary', code: 10107 }))).toBe(true);
+    // FerretDB answers InternalError (1) with PostgreSQL's SQLSTATE: 53300 too many clients, 57P01 admin shutdown, 08006 connection failure
+    for (const sqlState of ['53300', '57P01', '08006']) {
+      const error = new MongoServerError({ message: `failed to connect: FATAL: sorry, too many clients already (SQLSTATE ${sqlState})`, code: 1 });
+      expect(isOutage(error), sqlState).toBe(true);
+    }
+  });
+
   it('does not take a refused write or a bug for an outage', () => {
+    // an internal error of another kind (23505: a unique violation) is not PostgreSQL being away
+    expect(isOutage(new MongoServerError({ message: 'duplicate key value (SQLSTATE 23505)', code: 1 }))).toBe(false);
     expect(isOutage(new ResourceNotFoundError('employee', 'e-1'))).toBe(false);
     expect(isOutage(new MongoServerError({ message: 'E11000 duplicate key', code: 11000 }))).toBe(false);
     expect(isOutage(new Error('bug', { cause: new TypeError('undefined is not a function') }))).toBe(false);
