@@ -76,10 +76,11 @@ function rawProblemResponse(status: number, detail: string): string {
 
 /**
  * Refusals that fastify and Node would otherwise answer in their own format, as hooks that throw
- * problems: requests without Host (Node sends a bare 400, and a Location needs the host), and
+ * problems: requests without Host (Node sends a bare 400, and a Location needs the host) or with one
+ * that is not a host and port (a Location would be broken or point elsewhere), and
  * requests arriving while the server closes (fastify's `return503OnClosing` body).
  */
-export function refuseHostlessAndClosingRequests(app: FastifyInstance): void {
+export function refuseBadHostAndClosingRequests(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -87,5 +88,17 @@ export function refuseHostlessAndClosingRequests(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     if (closing) throw new ServiceUnavailable('The service is shutting down.');
     if (!request.headers.host) throw new ValidationProblem([{ field: 'Host', message: 'is required' }]);
+    // request.host: a trusted proxy's X-Forwarded-Host, else Host; Location is built from it
+    if (!isHostAndPort(request.host)) {
+      throw new ValidationProblem([{ field: 'Host', message: 'must be a host name or IP address, with an optional port' }]);
+    }
   });
+}
+
+/** A DNS name (underscores allowed, as container names have them), an IPv4 address or a bracketed IPv6 one. */
+const HOST_AND_PORT = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
+
+function isHostAndPort(host: string): boolean {
+  const port = HOST_AND_PORT.exec(host)?.[1];
+  return HOST_AND_PORT.test(host) && (port === undefined || (Number(port) >= 1 && Number(port) <= 65_535));
 }

@@ -7,7 +7,7 @@ import { createAjv } from '@rm/contracts';
 import { createAuthenticateHook, type TokenVerifier } from './auth.js';
 import { requireDecimalNumbers } from './decimal-numbers.js';
 import { MethodNotAllowed, NotFound } from './errors.js';
-import { createClientErrorHandler, refuseHostlessAndClosingRequests } from './framework-errors.js';
+import { createClientErrorHandler, refuseBadHostAndClosingRequests } from './framework-errors.js';
 import type { ReadinessCheck } from './health.js';
 import { acceptStrictJsonBodies } from './json-body.js';
 import { createProblemReplier, sendProblem } from './problem-reply.js';
@@ -136,7 +136,7 @@ export function createService({
     reply.header('X-Request-Id', request.id);
   });
   if (onRequest !== undefined) app.addHook('onRequest', onRequest);
-  refuseHostlessAndClosingRequests(app);
+  refuseBadHostAndClosingRequests(app);
 
   let shuttingDown = false;
   app.decorate('publicBasePath', basePath);

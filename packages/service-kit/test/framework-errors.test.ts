@@ -62,6 +62,24 @@ describe('errors raised by fastify and node before a handler runs', () => {
     expect(response.json()).toEqual({ title: 'Unsupported Media Type', status: 415, detail: 'The request body must be application/json.' });
   });
 
+  // Location is built from the host: one that is not a host and port would make it a broken or foreign URL
+  it.each(['[::1]:99999', 'a b', 'example.com:0', 'example.com:', 'user@example.com', 'example.com/path', '-bad.example'])(
+    'answers a Host of %j with a 400 problem naming it',
+    async (host) => {
+      const response = await service.app.inject({ url: '/healthz', headers: { host } });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toMatch(PROBLEM_JSON);
+      expect(response.json()).toMatchObject({ violations: [{ field: 'Host', message: 'must be a host name or IP address, with an optional port' }] });
+    },
+  );
+
+  it.each(['api.example.com', 'api.example.com:8443', '127.0.0.1:3000', '[::1]:3000', '[2001:db8::1]', 'matching_1:3000', 'localhost'])(
+    'accepts a Host of %j',
+    async (host) => {
+      expect((await service.app.inject({ url: '/healthz', headers: { host } })).statusCode).toBe(200);
+    },
+  );
+
   it('answers a Content-Length that does not match the body with a 400 problem naming it', async () => {
     const response = await service.app.inject({
       method: 'POST',
