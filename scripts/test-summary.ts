@@ -11,11 +11,14 @@ interface VitestReport {
 }
 
 const root = join(import.meta.dirname, '..');
-const workspaces = ['packages', 'services'].flatMap((group) =>
-  readdirSync(join(root, group), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, 'package.json')))
-    .map((entry) => join(group, entry.name)),
-);
+const workspaces = [
+  ...['packages', 'services'].flatMap((group) =>
+    readdirSync(join(root, group), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, 'package.json')))
+      .map((entry) => join(group, entry.name)),
+  ),
+  'reliability',
+];
 
 let passed = 0;
 let failed = 0;

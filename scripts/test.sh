@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/ensure-servers.sh || exit 1
 npm run build || exit 1
-rm -rf packages/*/.test-results services/*/.test-results
+rm -rf packages/*/.test-results services/*/.test-results reliability/.test-results
 node packages/testkit/dist/with-servers.js turbo run test --concurrency=1 --continue
 status=$?
 node scripts/test-summary.ts || status=1

@@ -1,0 +1,110 @@
+// The reliability scenarios' stack: the whole stack as `npm start` runs it (scripts/stack.ts), on free
+// ports with fresh databases, with the suite's tenants, tokens and the services' error lines.
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { uniqueName, type TestServerUrls } from '@rm/testkit';
+import { startStack, type ServiceName, type Stack } from '../../scripts/stack.ts';
+
+export { BASE_PATH, type ServiceName } from '../../scripts/stack.ts';
+
+/** A tenant of the suite with one client. */
+export interface SuiteTenant {
+  tenant: string;
+  clientId: string;
+  secret: string;
+}
+
+/** The stack the reliability scenarios run against, with their tenants and tokens. */
+export interface SuiteStack {
+  stack: Stack;
+  servers: TestServerUrls;
+  /** The gateway's SIGNING_KEY_ENCRYPTION_KEY, to read its signing keys as a replica does (forged tokens). */
+  signingKeyEncryptionKey: string;
+  /** A tenant and client of its own, for one scenario's data. */
+  newTenant(prefix: string): Promise<SuiteTenant>;
+  /** A token of the tenant's client from the gateway's /oauth2/token, reused until 80 % of its lifetime. */
+  token(tenant: SuiteTenant): Promise<string>;
+  /** Services that exited while the suite ran, and how. */
+  exits: string[];
+  /** Log lines at level error or fatal, per service, since the start. */
+  errorLines: Map<ServiceName, string[]>;
+  /** Stops the services and drops their databases. */
+  stop(): Promise<void>;
+}
+
+/** The services log levels by label (service-kit's logger). */
+const ERROR_LEVELS = new Set(['error', 'fatal']);
+
+/**
+ * The whole stack on free ports with fresh databases, so that it never meets a running dev stack or
+ * another test run on the same servers. The gateway trusts 127.0.0.1 as its proxy, so that a scenario
+ * can speak for any client address through X-Forwarded-For without blocking the loopback address.
+ */
+export async function startSuiteStack(servers: TestServerUrls, { echoLogs = false } = {}): Promise<SuiteStack> {
+  const exits: string[] = [];
+  const signingKeyEncryptionKey = randomBytes(32).toString('hex');
+  const errorLines = new Map<ServiceName, string[]>();
+  const stack = await startStack({
+    ...servers,
+    database: (name) => uniqueName(`rel_${name}`),
+    logLevel: 'warn',
+    cursorSecret: randomBytes(32).toString('hex'),
+    adminToken: randomBytes(32).toString('hex'),
+    signingKeyEncryptionKey,
+    gatewayVariables: { TRUST_PROXY: '127.0.0.1' },
+    onLine(name, line) {
+      if (echoLogs) console.error(`[${name}] ${line}`);
+      if (ERROR_LEVELS.has(String(parseLine(line)?.level))) errorLines.set(name, [...(errorLines.get(name) ?? []), line]);
+    },
+    onExit: (name, reason) => exits.push(`${name} exited (${reason})`),
+  });
+  const tokens = new Map<string, { token: string; renewAt: number }>();
+
+  return {
+    stack,
+    servers,
+    signingKeyEncryptionKey,
+    exits,
+    errorLines,
+    async newTenant(prefix) {
+      const tenant = uniqueName(prefix).replaceAll('_', '-');
+      const client = { tenant, clientId: `${tenant}-client`, secret: randomBytes(24).toString('hex') };
+      await stack.ensureClient(client.tenant, client.clientId, client.secret);
+      return client;
+    },
+    async token({ clientId, secret }) {
+      const cached = tokens.get(clientId);
+      if (cached !== undefined && cached.renewAt > Date.now()) return cached.token;
+      const response = await fetch(`${stack.gateway}/oauth2/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'grant_type=client_credentials',
+        signal: AbortSignal.timeout(30_000),
+      });
+      if (response.status !== 200) throw new Error(`token of ${clientId}: ${response.status} ${await response.text()}`);
+      const { access_token: token, expires_in: lifetime } = (await response.json()) as { access_token: string; expires_in: number };
+      tokens.set(clientId, { token, renewAt: Date.now() + lifetime * 800 });
+      return token;
+    },
+    async stop() {
+      await stack.stop();
+      const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+      try {
+        for (const database of Object.values(stack.databases)) await mongo.db(database).dropDatabase();
+      } finally {
+        await mongo.close();
+      }
+    },
+  };
+}
+
+function parseLine(line: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,14 @@
+import type { ScenarioReport, Size } from '../lib/report.ts';
+import type { SuiteStack } from '../lib/suite-stack.ts';
+import { hostileInput } from './hostile-input.ts';
+import { races } from './races.ts';
+import { tenantsAndAuth } from './tenants-and-auth.ts';
+
+export type Scenario = (suite: SuiteStack, size: Size) => Promise<ScenarioReport>;
+
+/** Every scenario by the name `npm run reliability -- <name>` selects, in the order a run takes them. */
+export const SCENARIOS: Record<string, Scenario> = {
+  'hostile-input': hostileInput,
+  races,
+  'tenants-and-auth': tenantsAndAuth,
+};

@@ -1,0 +1,154 @@
+// Starts the whole stack as processes, as `npm start` does: every built service on 127.0.0.1 behind the
+// gateway, each with its own database on the given MongoDB-compatible server and nats-server. Shared by
+// dev-stack.ts (fixed ports, fixed database names) and the reliability suite (free ports, fresh names).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { findFreePort, type TestServerUrls } from '@rm/testkit';
+import { PATH_OWNERS } from '../services/gateway/dist/upstreams.js';
+
+export const SERVICE_NAMES = ['gateway', 'employees', 'transport-resources', 'home-bases', 'deployments', 'matching'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export const BASE_PATH = '/resource-management/v1';
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+const root = join(import.meta.dirname, '..');
+const clientsCli = join(root, 'services/gateway/dist/cli/clients.js');
+
+export interface StackOptions extends TestServerUrls {
+  /** Each service's port; a free one for those not named. */
+  ports?: Partial<Record<ServiceName, number>>;
+  /** Each service's database; default its name with `_` for `-`. */
+  database?(service: ServiceName): string;
+  logLevel?: string;
+  cursorSecret?: string;
+  adminToken: string;
+  signingKeyEncryptionKey: string;
+  /** The gateway's variables beyond its upstreams and keys (TRUST_PROXY, LOGIN_*). */
+  gatewayVariables?: Record<string, string>;
+  /** Every line a service writes. */
+  onLine?(service: ServiceName, line: string): void;
+  /** A service exited while the stack was not stopping. */
+  onExit?(service: ServiceName, reason: string): void;
+}
+
+export interface Stack {
+  /** The services that are built (dist/main.js) and run. */
+  services: ServiceName[];
+  origins: Record<ServiceName, string>;
+  databases: Record<ServiceName, string>;
+  gateway: string;
+  /** The gateway's API base URL. */
+  api: string;
+  /** The tenant and client exist, enabled, with this secret (the gateway's clients CLI, idempotent). */
+  ensureClient(tenant: string, clientId: string, secret: string): Promise<void>;
+  /** Stops every service (SIGTERM, then SIGKILL after 15 s). */
+  stop(): Promise<void>;
+}
+
+/** Starts every built service and resolves once each answers /readyz; stops those started if one fails. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const services = SERVICE_NAMES.filter((name) => existsSync(join(root, 'services', name, 'dist', 'main.js')));
+  const ports = Object.fromEntries(
+    await Promise.all(SERVICE_NAMES.map(async (name) => [name, options.ports?.[name] ?? (await findFreePort())] as const)),
+  ) as Record<ServiceName, number>;
+  const origins = Object.fromEntries(SERVICE_NAMES.map((name) => [name, `http://127.0.0.1:${ports[name]}`])) as Record<ServiceName, string>;
+  const databases = Object.fromEntries(
+    SERVICE_NAMES.map((name) => [name, options.database?.(name) ?? name.replaceAll('-', '_')]),
+  ) as Record<ServiceName, string>;
+  const gateway = origins.gateway;
+  const children = new Map<ServiceName, ChildProcess>();
+  let stopping = false;
+
+  const upstreams = PATH_OWNERS.filter(({ service }) => services.includes(service)).map(({ service, variable }) => [
+    variable,
+    origins[service],
+  ]);
+  const variablesOf = (name: ServiceName): Record<string, string> => ({
+    HOST: '127.0.0.1',
+    PORT: String(ports[name]),
+    LOG_LEVEL: options.logLevel ?? 'info',
+    MONGO_URL: options.mongoUrl,
+    MONGO_DB: databases[name],
+    NATS_URL: options.natsUrl,
+    AUTH_JWKS_URL: `${gateway}/.well-known/jwks.json`,
+    AUTH_ISSUER: gateway,
+    AUTH_AUDIENCE: 'resource-management',
+    CURSOR_SECRET: options.cursorSecret ?? 'dev-only-cursor-secret-never-use-in-production',
+    HOME_BASES_URL: `${origins['home-bases']}${BASE_PATH}`,
+    ...(name === 'gateway'
+      ? {
+          SIGNING_KEY_ENCRYPTION_KEY: options.signingKeyEncryptionKey,
+          ADMIN_TOKEN: options.adminToken,
+          ...Object.fromEntries(upstreams),
+          ...options.gatewayVariables,
+        }
+      : // owners believe the gateway's X-Forwarded-* (Location, client address)
+        { TRUST_PROXY: '127.0.0.1' }),
+  });
+
+  function start(name: ServiceName): ChildProcess {
+    const child = spawn(process.execPath, ['dist/main.js'], {
+      cwd: join(root, 'services', name),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...variablesOf(name) },
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream! }).on('line', (line) => options.onLine?.(name, line));
+    }
+    child.on('exit', (code, signal) => {
+      children.delete(name);
+      if (!stopping) options.onExit?.(name, String(signal ?? code));
+    });
+    return child;
+  }
+
+  async function waitUntilReady(name: ServiceName): Promise<void> {
+    const url = `${origins[name]}/readyz`;
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (!children.has(name)) throw new Error(`${name} exited before it was ready`);
+      const status = await fetch(url, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
+      if (status === 200) return;
+      await sleep(250);
+    }
+    throw new Error(`${name} was not ready within ${READY_TIMEOUT_MS / 1000} s (${url})`);
+  }
+
+  async function stop(): Promise<void> {
+    stopping = true;
+    await Promise.all(
+      [...children.values()].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            const kill = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+
+  async function ensureClient(tenant: string, clientId: string, secret: string): Promise<void> {
+    await promisify(execFile)(process.execPath, [clientsCli, 'ensure', '--tenant', tenant, '--id', clientId], {
+      timeout: 60_000,
+      env: { ...process.env, MONGO_URL: options.mongoUrl, MONGO_DB: databases.gateway, RM_CLIENT_SECRET: secret },
+    });
+  }
+
+  try {
+    for (const name of services) children.set(name, start(name));
+    await Promise.all(services.map((name) => waitUntilReady(name)));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { services, origins, databases, gateway, api: `${gateway}${BASE_PATH}`, ensureClient, stop };
+}
