@@ -10,10 +10,12 @@ BIN_DIR=$SERVERS_DIR/bin
 
 say() { echo "ensure-servers: $*"; }
 
-# Succeeds when $BIN_DIR/<name> --version reports the pinned version.
+# Succeeds when $BIN_DIR/<name> --version reports the pinned version. The output is read whole first:
+# piped into `grep -q`, which exits at the first match, the server could die of SIGPIPE while still
+# writing, and pipefail would turn that into "not the pinned version" (seen in CI under load).
 has_pinned() {
-  local bin=$BIN_DIR/$1 version=$2
-  [[ -x $bin ]] && "$bin" --version 2>/dev/null | grep -qF -- "$version"
+  local bin=$BIN_DIR/$1 version=$2 reported
+  [[ -x $bin ]] && reported=$("$bin" --version 2>/dev/null) && grep -qF -- "$version" <<<"$reported"
 }
 
 need_ferretdb=false
