@@ -32,7 +32,7 @@ export interface StackOptions extends TestServerUrls {
   gatewayVariables?: Record<string, string>;
   /** Every line a service writes. */
   onLine?(service: ServiceName, line: string): void;
-  /** A service exited while the stack was not stopping. */
+  /** A service exited while the stack was not stopping, and not by `kill`. */
   onExit?(service: ServiceName, reason: string): void;
 }
 
@@ -46,6 +46,15 @@ export interface Stack {
   api: string;
   /** The tenant and client exist, enabled, with this secret (the gateway's clients CLI, idempotent). */
   ensureClient(tenant: string, clientId: string, secret: string): Promise<void>;
+  /** Sends the service the signal and resolves once it has exited; not reported to `onExit`. */
+  kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a killed service again with the same variables; resolves once it answers /readyz. */
+  restart(name: ServiceName): Promise<void>;
+  /**
+   * One more process of a service, on a free port, with some variables changed (a second engine on a
+   * fresh database); resolves once it answers /readyz. Stopped with the stack, or by its own `stop`.
+   */
+  startCopy(name: ServiceName, variables: Record<string, string>): Promise<{ origin: string; stop(): Promise<void> }>;
   /** Stops every service (SIGTERM, then SIGKILL after 15 s). */
   stop(): Promise<void>;
 }
@@ -62,6 +71,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   ) as Record<ServiceName, string>;
   const gateway = origins.gateway;
   const children = new Map<ServiceName, ChildProcess>();
+  const copies = new Set<ChildProcess>();
+  /** Processes killed or stopped on purpose: their exit is not news. */
+  const killed = new WeakSet<ChildProcess>();
   let stopping = false;
 
   const upstreams = PATH_OWNERS.filter(({ service }) => services.includes(service)).map(({ service, variable }) => [
@@ -91,27 +103,34 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         { TRUST_PROXY: '127.0.0.1' }),
   });
 
-  function start(name: ServiceName): ChildProcess {
+  function spawnService(name: ServiceName, variables: Record<string, string>): ChildProcess {
     const child = spawn(process.execPath, ['dist/main.js'], {
       cwd: join(root, 'services', name),
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...variablesOf(name) },
+      env: { ...process.env, ...variables },
     });
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream! }).on('line', (line) => options.onLine?.(name, line));
     }
     child.on('exit', (code, signal) => {
-      children.delete(name);
-      if (!stopping) options.onExit?.(name, String(signal ?? code));
+      if (children.get(name) === child) children.delete(name);
+      copies.delete(child);
+      if (!stopping && !killed.has(child)) options.onExit?.(name, String(signal ?? code));
     });
     return child;
   }
 
-  async function waitUntilReady(name: ServiceName): Promise<void> {
-    const url = `${origins[name]}/readyz`;
+  function start(name: ServiceName): void {
+    children.set(name, spawnService(name, variablesOf(name)));
+  }
+
+  const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+  async function waitUntilReady(name: ServiceName, child = children.get(name), origin = origins[name]): Promise<void> {
+    const url = `${origin}/readyz`;
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < deadline) {
-      if (!children.has(name)) throw new Error(`${name} exited before it was ready`);
+      if (child === undefined || hasExited(child)) throw new Error(`${name} exited before it was ready`);
       const status = await fetch(url, { signal: AbortSignal.timeout(5_000) }).then((response) => response.status, () => 0);
       if (status === 200) return;
       await sleep(250);
@@ -119,21 +138,51 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     throw new Error(`${name} was not ready within ${READY_TIMEOUT_MS / 1000} s (${url})`);
   }
 
+  function stopProcess(child: ChildProcess): Promise<void> {
+    killed.add(child);
+    if (hasExited(child)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+
   async function stop(): Promise<void> {
     stopping = true;
-    await Promise.all(
-      [...children.values()].map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            const kill = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all([...children.values(), ...copies].map(stopProcess));
+  }
+
+  async function kill(name: ServiceName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = children.get(name);
+    if (child === undefined || hasExited(child)) return;
+    killed.add(child);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+
+  async function restart(name: ServiceName): Promise<void> {
+    if (children.has(name)) throw new Error(`${name} is still running`);
+    start(name);
+    await waitUntilReady(name);
+  }
+
+  async function startCopy(name: ServiceName, variables: Record<string, string>): Promise<{ origin: string; stop(): Promise<void> }> {
+    const port = await findFreePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const child = spawnService(name, { ...variablesOf(name), ...variables, PORT: String(port) });
+    copies.add(child);
+    try {
+      await waitUntilReady(name, child, origin);
+    } catch (error) {
+      await stopProcess(child);
+      throw error;
+    }
+    return { origin, stop: () => stopProcess(child) };
   }
 
   async function ensureClient(tenant: string, clientId: string, secret: string): Promise<void> {
@@ -144,11 +193,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 
   try {
-    for (const name of services) children.set(name, start(name));
+    for (const name of services) start(name);
     await Promise.all(services.map((name) => waitUntilReady(name)));
   } catch (error) {
     await stop();
     throw error;
   }
-  return { services, origins, databases, gateway, api: `${gateway}${BASE_PATH}`, ensureClient, stop };
+  return { services, origins, databases, gateway, api: `${gateway}${BASE_PATH}`, ensureClient, kill, restart, startCopy, stop };
 }

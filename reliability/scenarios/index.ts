@@ -1,5 +1,6 @@
 import type { ScenarioReport, Size } from '../lib/report.ts';
 import type { SuiteStack } from '../lib/suite-stack.ts';
+import { crashUnderLoad } from './crash-under-load.ts';
 import { hostileInput } from './hostile-input.ts';
 import { races } from './races.ts';
 import { tenantsAndAuth } from './tenants-and-auth.ts';
@@ -11,4 +12,5 @@ export const SCENARIOS: Record<string, Scenario> = {
   'hostile-input': hostileInput,
   races,
   'tenants-and-auth': tenantsAndAuth,
+  'crash-under-load': crashUnderLoad,
 };
