@@ -1,30 +1,19 @@
 // The short version of every scenario against one stack on the test run's servers: each must find
 // nothing (npm run reliability runs them at full size and prints the counts).
-import { testServers } from '@rm/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { stackPerFile } from './suite-per-file.ts';
 import type { ScenarioReport } from '../lib/report.ts';
-import { startSuiteStack, type SuiteStack } from '../lib/suite-stack.ts';
 import { hostileInput } from '../scenarios/hostile-input.ts';
 import { races } from '../scenarios/races.ts';
 import { tenantsAndAuth } from '../scenarios/tenants-and-auth.ts';
 
-let suite: SuiteStack;
-
-beforeAll(async () => {
-  suite = await startSuiteStack(testServers());
-});
-
-afterAll(async () => {
-  // what the services logged as errors explains a finding
-  for (const [service, lines] of suite?.errorLines ?? []) for (const line of lines.slice(0, 5)) console.error(`[${service}] ${line}`);
-  await suite?.stop();
-});
+const suite = stackPerFile();
 
 const row = (report: ScenarioReport, measure: string) => report.rows.find(([name]) => name === measure)?.[1];
 
 describe('the whole stack under hostile input, races and other tenants (short versions)', () => {
   it('answers hundreds of generated hostile requests without a 5xx, a non-problem 4xx or a leak, and still works after', async () => {
-    const report = await hostileInput(suite, 'short');
+    const report = await hostileInput(suite(), 'short');
     expect(report.findings).toEqual([]);
     expect(row(report, 'requests')).toBeGreaterThanOrEqual(350);
     expect(row(report, '5xx')).toBe(0);
@@ -32,19 +21,19 @@ describe('the whole stack under hostile input, races and other tenants (short ve
   });
 
   it('ends every race exactly as the spec says: one winner, the others refused, nothing lost', async () => {
-    const report = await races(suite, 'short');
+    const report = await races(suite(), 'short');
     expect(report.findings).toEqual([]);
     expect(row(report, 'lost writes')).toBe(0);
   });
 
   it('refuses every bad token, blocks token brute force, and tells tenant A nothing about tenant B', async () => {
-    const report = await tenantsAndAuth(suite);
+    const report = await tenantsAndAuth(suite());
     expect(report.findings).toEqual([]);
     expect(row(report, 'bad tokens accepted')).toBe(0);
     expect(row(report, 'answers that differed')).toBe(0);
   });
 
   it('keeps every service running throughout', () => {
-    expect(suite.exits).toEqual([]);
+    expect(suite().exits).toEqual([]);
   });
 });
