@@ -3,6 +3,7 @@ import type { SuiteStack } from '../lib/suite-stack.ts';
 import { crashUnderLoad } from './crash-under-load.ts';
 import { hostileInput } from './hostile-input.ts';
 import { races } from './races.ts';
+import { serversRestarted } from './servers-restarted.ts';
 import { tenantsAndAuth } from './tenants-and-auth.ts';
 
 export type Scenario = (suite: SuiteStack, size: Size) => Promise<ScenarioReport>;
@@ -13,4 +14,6 @@ export const SCENARIOS: Record<string, Scenario> = {
   races,
   'tenants-and-auth': tenantsAndAuth,
   'crash-under-load': crashUnderLoad,
+  // on servers of its own, which it stops: the run's stack is not used
+  'servers-restarted': (_suite, size) => serversRestarted(size),
 };

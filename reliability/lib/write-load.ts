@@ -1,0 +1,280 @@
+// Writes at a steady rate through the gateway while a scenario takes something away (a service, a
+// server), and the checks afterwards: every acknowledged write reads back, and every stored availability
+// has exactly one snapshot in the matching engine. Shared by crash-under-load and servers-restarted.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiClient, idFromLocation, type ApiClient } from './api.ts';
+import { bodies } from './fixtures.ts';
+import { jsonRequest, parseJson, send } from './http.ts';
+import { excerpt, StatusTally, type Finding } from './report.ts';
+import { BASE_PATH, type ServiceName, type SuiteStack, type SuiteTenant } from './suite-stack.ts';
+
+export const WRITERS = 4;
+export const PAUSE_MS = 200;
+/** The engine has converged when its lists stayed the same this long; it has at most CONVERGE_MS. */
+const STABLE_MS = 3_000;
+const CONVERGE_MS = 120_000;
+
+export interface WriteLoadOptions {
+  /** Prefix of the ids the writers put, and the rule a 5xx or no answer outside `refusal` breaks. */
+  prefix: string;
+  rule: string;
+  /** An answer (status 0: none) that an outage explains: counted as refused, not tallied. */
+  refusal(owner: ServiceName, status: number, sentAt: number): boolean;
+  /** A request without an answer this long has hung: a finding. */
+  hangMs?: number;
+}
+
+/** A resource written with PUT: its last acknowledged write, and those sent after it without a 2xx (maybe applied). */
+interface Upserted {
+  path: string;
+  acked?: { value: string; version: number };
+  unacked: string[];
+}
+
+interface Availability {
+  employee: string;
+  id: string;
+  body: { earliest_start: string; max_duration: string };
+}
+
+export type Item = Record<string, unknown>;
+
+export interface WriteLoad {
+  api: ApiClient;
+  tally: StatusTally;
+  /** Refused answers by status ('no answer' for 0). */
+  refused: Map<string, number>;
+  findings: Finding[];
+  /** Requests that got no answer within `hangMs`, and the longest wait for an answer (ms). */
+  hung: number;
+  slowest: number;
+  /** Stops the writers and waits for their last requests. */
+  stop(): Promise<void>;
+  /** (a) Reads back every acknowledged write; returns how many were lost (each a finding). */
+  readBack(): Promise<number>;
+  /**
+   * (b) Once the engine has converged, every stored availability has exactly one snapshot, with its window
+   * start (each difference a finding). Returns how many are stored and the engine's lists.
+   */
+  checkSnapshots(): Promise<{ token: string; storedCount: number; live: { snapshots: Item[]; combinations: Item[] } }>;
+  /** The table rows every such scenario shows: requests, statuses, refused, acknowledged, lost. */
+  rows(refusedLabel: string, lostWrites: number): [string, string | number][];
+}
+
+/** Starts WRITERS writers of the tenant, each about one request every PAUSE_MS: employees, availabilities, transport resources. */
+export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: WriteLoadOptions): WriteLoad {
+  const { prefix, rule, refusal, hangMs = Number.POSITIVE_INFINITY } = options;
+  const api = apiClient(suite, tenant);
+  const tally = new StatusTally();
+  const refused = new Map<string, number>();
+  const findings: Finding[] = [];
+  const employees = new Map<string, Upserted>();
+  const transportResources = new Map<string, Upserted>();
+  const availabilities: Availability[] = [];
+  const slots = new Map<string, number>();
+  let hung = 0;
+  let slowest = 0;
+
+  /** One write; a status of 0 when no answer came (the connection was refused or closed). */
+  async function write(owner: ServiceName, method: string, path: string, body: unknown) {
+    const sentAt = Date.now();
+    // a refused connection (the gateway down, or the token endpoint with it) throws
+    const response = await api.call(method, path, body).catch(() => undefined);
+    const status = response?.status ?? 0;
+    const waited = Date.now() - sentAt;
+    slowest = Math.max(slowest, waited);
+    if (waited > hangMs) {
+      hung += 1;
+      findings.push({
+        rule: `an answer within ${hangMs / 1000} s`,
+        request: `${method} ${path}`,
+        status,
+        excerpt: `answered after ${waited} ms`,
+      });
+    }
+    if (refusal(owner, status, sentAt)) {
+      const label = status === 0 ? 'no answer' : String(status);
+      refused.set(label, (refused.get(label) ?? 0) + 1);
+    } else {
+      tally.record(response?.status);
+      if (status >= 500 || status === 0) {
+        findings.push({ rule, request: `${method} ${path}`, status, excerpt: excerpt(response?.body ?? 'no answer') });
+      }
+    }
+    return { status, etag: response?.headers.etag ?? '', id: response === undefined ? '' : idFromLocation(response) };
+  }
+
+  async function upsert(owner: ServiceName, resources: Map<string, Upserted>, path: string, value: string, body: unknown): Promise<void> {
+    const resource = resources.get(path) ?? { path, unacked: [] };
+    resources.set(path, resource);
+    const { status, etag } = await write(owner, 'PUT', path, body);
+    if (status >= 200 && status < 300) {
+      resources.set(path, { path, acked: { value, version: Number(etag.replace(/\D/g, '')) }, unacked: [] });
+    } else resource.unacked.push(value);
+  }
+
+  async function writer(index: number): Promise<void> {
+    const mine = (resources: Map<string, Upserted>) =>
+      [...resources.values()].filter(({ path, acked }) => acked && path.includes(`-${index}-`));
+    for (let step = 0; writing; step += 1) {
+      const ownEmployees = mine(employees);
+      if (step % 4 === 0) {
+        const existing = ownEmployees[step % Math.max(1, ownEmployees.length)];
+        const path = step % 8 === 0 || existing === undefined ? `/employee/${prefix}-e-${index}-${step}` : existing.path;
+        await upsert('employees', employees, path, `v${step}`, bodies.employee(`v${step}`));
+      } else if (step % 4 === 2) {
+        const ownResources = mine(transportResources);
+        const existing = ownResources[step % Math.max(1, ownResources.length)];
+        const path = step % 8 === 2 || existing === undefined ? `/transport-resource/${prefix}-t-${index}-${step}` : existing.path;
+        await upsert('transport-resources', transportResources, path, `r${step}`, bodies.transportResource(`r${step}`));
+      } else if (ownEmployees.length > 0) {
+        const employee = ownEmployees[step % ownEmployees.length]!.path.split('/').at(-1)!;
+        // each employee's availabilities a day apart, so that none overlap
+        const slot = slots.get(employee) ?? 0;
+        slots.set(employee, slot + 1);
+        const body = bodies.availability(slot * 24);
+        const { status, id } = await write('employees', 'POST', `/employee/${employee}/availability`, body);
+        if (status === 201) availabilities.push({ employee, id, body });
+      }
+      await sleep(PAUSE_MS);
+    }
+  }
+
+  let writing = true;
+  const writers = Promise.all(Array.from({ length: WRITERS }, (_, index) => writer(index)));
+
+  async function readBack(): Promise<number> {
+    let lostWrites = 0;
+    const lost = (request: string, status: number, what: string) => {
+      lostWrites += 1;
+      findings.push({ rule: 'every acknowledged write is readable', request, status, excerpt: what });
+    };
+    for (const [resources, field] of [
+      [employees, (body: Item) => (body.name as { first_name?: string } | undefined)?.first_name],
+      [transportResources, (body: Item) => body.reference],
+    ] as const) {
+      for (const { path, acked, unacked } of resources.values()) {
+        if (acked === undefined) continue;
+        const response = await api.call('GET', path);
+        const body = (parseJson(response.body) ?? {}) as Item;
+        const value = field(body);
+        const version = Number(body.version);
+        if (response.status !== 200 || !(value === acked.value || unacked.includes(String(value))) || !(version >= acked.version)) {
+          const read = `read ${String(value)} at ${version}`;
+          lost(`GET ${path}`, response.status, `acknowledged ${acked.value} at version ${acked.version}, ${read}`);
+        }
+      }
+    }
+    for (const { employee, id, body } of availabilities) {
+      const response = await api.call('GET', `/employee/${employee}/availability/${id}`);
+      const stored = (parseJson(response.body) ?? {}) as Item;
+      if (response.status !== 200 || stored.earliest_start !== body.earliest_start || stored.max_duration !== body.max_duration) {
+        const read = `read ${excerpt(response.body, 160)}`;
+        lost(`GET /employee/${employee}/availability/${id}`, response.status, `acknowledged ${JSON.stringify(body)}, ${read}`);
+      }
+    }
+    return lostWrites;
+  }
+
+  async function checkSnapshots() {
+    const token = await suite.token(tenant);
+    const stored = new Map<string, Item[]>();
+    for (const { path, acked } of employees.values()) {
+      const employee = path.split('/').at(-1)!;
+      if (acked === undefined) continue;
+      stored.set(employee, await listAll(suite.stack.gateway, token, `/employee/${employee}/availability`, false));
+    }
+    // a restarted engine waits for its old leases to expire (MATCHING_LEASE_MS) and changes nothing meanwhile
+    const storedCount = [...stored.values()].reduce((sum, items) => sum + items.length, 0);
+    const live = await converged(suite.stack.gateway, token, storedCount);
+    const snapshotsOf = new Map<string, Item[]>();
+    for (const snapshot of live.snapshots) {
+      const employee = String(snapshot.employee_id);
+      snapshotsOf.set(employee, [...(snapshotsOf.get(employee) ?? []), snapshot]);
+    }
+    const ids = (items: Item[]) => items.map((item) => String(item.id)).sort().join(' ');
+    for (const [employee, availabilitiesOf] of stored) {
+      const snapshots = snapshotsOf.get(employee) ?? [];
+      // the engine writes instants with milliseconds
+      const startOf = new Map(availabilitiesOf.map((item) => [String(item.id), Date.parse(String(item.earliest_start))]));
+      const shiftStart = (shift: unknown) => Date.parse(String((shift as { start?: string }).start));
+      const wrongWindow = snapshots.filter(({ id, shift }) => startOf.get(String(id)) !== shiftStart(shift));
+      if (ids(availabilitiesOf) !== ids(snapshots) || wrongWindow.length > 0) {
+        findings.push({
+          rule: 'every availability reaches the matching engine exactly once in effect',
+          request: `GET /available-employee?employee_id=${employee}`,
+          status: 200,
+          excerpt: `availabilities [${ids(availabilitiesOf)}], snapshots [${ids(snapshots)}], ${wrongWindow.length} starting elsewhere`,
+        });
+      }
+    }
+    return { token, storedCount, live };
+  }
+
+  const acked = (resources: Map<string, Upserted>) => [...resources.values()].filter((resource) => resource.acked).length;
+  return {
+    api,
+    tally,
+    refused,
+    findings,
+    get hung() {
+      return hung;
+    },
+    get slowest() {
+      return slowest;
+    },
+    async stop() {
+      writing = false;
+      await writers;
+    },
+    readBack,
+    checkSnapshots,
+    rows(refusedLabel, lostWrites) {
+      const refusedText = [...refused].map(([status, count]) => `${status}: ${count}`).join(', ') || '0';
+      return [
+        ['requests', tally.requests + [...refused.values()].reduce((sum, count) => sum + count, 0)],
+        ...tally.rows().slice(1),
+        [refusedLabel, refusedText],
+        [
+          'acknowledged resources (employees, transport resources, availabilities)',
+          `${acked(employees)}, ${acked(transportResources)}, ${availabilities.length}`,
+        ],
+        ['lost writes', lostWrites],
+      ];
+    },
+  };
+}
+
+/** Every item of a list, following its next cursors; `origin` is the gateway or a matching process. */
+export async function listAll(origin: string, token: string, path: string, paged = true): Promise<Item[]> {
+  const items: Item[] = [];
+  // an employee's availabilities are one unpaged array, which refuses `limit`
+  let query = paged ? 'limit=1000' : '';
+  for (;;) {
+    const response = await send(origin, jsonRequest('GET', `${BASE_PATH}${path}?${query}`, token));
+    if (response?.status !== 200) throw new Error(`GET ${path}: ${response?.status ?? 'no answer'} ${excerpt(response?.body ?? '')}`);
+    const page = parseJson(response.body) as Item | Item[];
+    if (Array.isArray(page)) return page;
+    items.push(...(Object.values(page).find(Array.isArray) as Item[]));
+    const next = (page.cursors as { next?: string } | undefined)?.next;
+    if (next === undefined) return items;
+    query = `limit=1000&cursor=${encodeURIComponent(next)}`;
+  }
+}
+
+/** The engine's snapshots and combinations once both lists stayed the same for STABLE_MS and hold at least `atLeast` snapshots. */
+export async function converged(origin: string, token: string, atLeast = 0): Promise<{ snapshots: Item[]; combinations: Item[] }> {
+  const deadline = Date.now() + CONVERGE_MS;
+  let last = '';
+  let since = Date.now();
+  for (;;) {
+    const snapshots = await listAll(origin, token, '/available-employee');
+    const combinations = await listAll(origin, token, '/resource-combination');
+    const versions = (items: Item[]) => items.map(({ id, version }) => `${String(id)}@${String(version)}`);
+    const state = JSON.stringify([versions(snapshots), versions(combinations)]);
+    if (state !== last) [last, since] = [state, Date.now()];
+    const stable = Date.now() - since >= STABLE_MS && snapshots.length >= atLeast;
+    if (stable || Date.now() > deadline) return { snapshots, combinations };
+    await sleep(500);
+  }
+}
