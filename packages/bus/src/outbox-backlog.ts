@@ -8,6 +8,9 @@ export interface OutboxBacklog {
   oldestOccurredAt: number | undefined;
 }
 
+/** A document's key across the store's collections, for the relay's maps. */
+export const documentKey = ({ collection, documentId }: { collection: string; documentId: string }) => `${collection}\u0000${documentId}`;
+
 /**
  * The relay's view of what waits in the documents, for metrics, without reading the database: every
  * hand-over and every sweep shows a document's whole outbox, and each clear removes what it published.
@@ -17,7 +20,6 @@ export interface OutboxBacklog {
  */
 export function createBacklogView(maxDocuments: number) {
   const documents = new Map<string, { events: { id: string; occurredAt: number }[]; seenAt: number }>();
-  const key = ({ collection, documentId }: { collection: string; documentId: string }) => `${collection}\u0000${documentId}`;
   // a sequence, not the clock: a hand-over in the sweep's first millisecond must count as after its start
   let sequence = 0;
   let sweepStartedAt: number | undefined;
@@ -25,7 +27,7 @@ export function createBacklogView(maxDocuments: number) {
   return {
     /** A document's waiting events, oldest first (`isCleared`: those this relay cleared already, a late read). */
     seen(pending: PendingEvents, isCleared: (eventId: string) => boolean): void {
-      const name = key(pending);
+      const name = documentKey(pending);
       if (!documents.has(name) && documents.size >= maxDocuments) return;
       const events = pending.events
         .filter((event) => !isCleared(event.id))
@@ -35,7 +37,7 @@ export function createBacklogView(maxDocuments: number) {
     },
     cleared(published: readonly PublishedEvents[]): void {
       for (const entry of published) {
-        const name = key(entry);
+        const name = documentKey(entry);
         const document = documents.get(name);
         if (document === undefined) continue;
         const ids = new Set(entry.eventIds);

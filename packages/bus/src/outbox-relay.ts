@@ -2,7 +2,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { propagation, ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { Logger } from 'pino';
-import { createBacklogView, type OutboxBacklog } from './outbox-backlog.js';
+import { createBacklogView, documentKey, type OutboxBacklog } from './outbox-backlog.js';
 import { defaultTracer, markFailed, messagingAttributes, traceHeaders } from './message-tracing.js';
 import { createSignal } from './signal.js';
 
@@ -83,8 +83,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const idle = new Set<() => void>();
   const waiting = createBacklogView(maxBacklog);
   const isCleared = (eventId: string) => cleared.has(eventId);
-
-  const documentKey = ({ collection, documentId }: { collection: string; documentId: string }) => `${collection}\u0000${documentId}`;
 
   function enqueue(pending: PendingEvents): void {
     if (stopped) return;
