@@ -1,4 +1,5 @@
 import { jsonRequest, send, type RawResponse } from './http.ts';
+import type { StatusTally } from './report.ts';
 import { BASE_PATH, type SuiteStack, type SuiteTenant } from './suite-stack.ts';
 
 /** Calls of one tenant's client through the gateway; paths are under the API base. */
@@ -12,6 +13,17 @@ export function apiClient(suite: SuiteStack, tenant: SuiteTenant): ApiClient {
       const token = await suite.token(tenant);
       const response = await send(suite.stack.gateway, jsonRequest(method, `${BASE_PATH}${path}`, token, body, headers));
       if (response === undefined) throw new Error(`${method} ${path}: the connection closed without an answer`);
+      return response;
+    },
+  };
+}
+
+/** The same calls, each answer's status counted in `tally`. */
+export function talliedClient(api: ApiClient, tally: StatusTally): ApiClient {
+  return {
+    async call(method, path, body, headers) {
+      const response = await api.call(method, path, body, headers);
+      tally.record(response.status);
       return response;
     },
   };

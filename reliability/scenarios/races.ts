@@ -2,7 +2,7 @@
 // overlapping availability creates, concurrent If-Match updates, plain concurrent upserts, overlapping
 // deployments. Each must end exactly as the spec and DESIGN §3 and §8 say, in the answers and in what
 // is stored afterwards.
-import { apiClient, eventually, idFromLocation, type ApiClient } from '../lib/api.ts';
+import { apiClient, eventually, idFromLocation, talliedClient, type ApiClient } from '../lib/api.ts';
 import { bodies } from '../lib/fixtures.ts';
 import type { RawResponse } from '../lib/http.ts';
 import { parseJson } from '../lib/http.ts';
@@ -25,14 +25,7 @@ export async function races(suite: SuiteStack, size: Size): Promise<ScenarioRepo
   const started = performance.now();
   const tenant = await suite.newTenant('races');
   const tally = new StatusTally();
-  const base = apiClient(suite, tenant);
-  const api: ApiClient = {
-    async call(method, path, body, headers) {
-      const response = await base.call(method, path, body, headers);
-      tally.record(response.status);
-      return response;
-    },
-  };
+  const api = talliedClient(apiClient(suite, tenant), tally);
   const findings: Finding[] = [];
   const rows: [string, string | number][] = [];
   let lostWrites = 0;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { base64url, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { MongoClient } from 'mongodb';
 import { createSigningKeyStore } from '../../services/gateway/dist/store/signing-key-store.js';
-import { apiClient, eventually, idFromLocation, type ApiClient } from '../lib/api.ts';
+import { apiClient, eventually, idFromLocation, talliedClient, type ApiClient } from '../lib/api.ts';
 import { checkResponse } from '../lib/checks.ts';
 import { bodies } from '../lib/fixtures.ts';
 import { jsonRequest, parseJson, send, type RawResponse } from '../lib/http.ts';
@@ -213,13 +213,7 @@ interface Probe {
 async function crossTenant(suite: SuiteStack, a: SuiteTenant, b: SuiteTenant, tally: StatusTally, findings: Finding[]): Promise<Rows> {
   const apiB = apiClient(suite, b);
   const apiA = apiClient(suite, a);
-  const counted: ApiClient = {
-    async call(method, path, body, headers) {
-      const response = await apiA.call(method, path, body, headers);
-      tally.record(response.status);
-      return response;
-    },
-  };
+  const counted = talliedClient(apiA, tally);
   const B = await seedTenant(apiB);
   await apiA.call('PUT', '/employee/a-own', bodies.employee());
   await apiA.call('PUT', '/transport-resource/a-own', bodies.transportResource());
