@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient, type Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { mendClosedConnectionWrites } from './closed-connection-writes.js';
 import { DatabaseUnavailableError } from './errors.js';
 
 export interface ConnectMongoOptions {
@@ -27,6 +28,7 @@ export interface MongoConnection {
 
 export async function connectMongo(options: ConnectMongoOptions): Promise<MongoConnection> {
   const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000, operationTimeoutMs = 10_000 } = options;
+  mendClosedConnectionWrites();
   for (let attempt = 1; ; attempt += 1) {
     const client = new MongoClient(url, {
       appName,
