@@ -4,12 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import type { DeploymentFields, EventEnvelope } from '@rm/contracts';
 import { startService } from '@rm/runtime';
-import { createTestServiceEnv, findFreePort, startCompanionService } from '@rm/testkit';
+import { findFreePort, startCompanionService } from '@rm/testkit';
 import { deploymentsService } from '../services/deployments/dist/app.js';
 import { homeBasesService } from '../services/home-bases/dist/app.js';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { printTable, type ReportRow } from './lib/report.ts';
 import { measureSeries, warmUp } from './lib/series.ts';
+import { benchServiceEnv } from './lib/service-env.ts';
 
 const BASE = '/resource-management/v1';
 const TENANT = 'bench-deployments';
@@ -39,7 +40,7 @@ type Started = Awaited<ReturnType<typeof startDeployments>>;
 /** The deployments service as its tests start it, with the home-bases service it calls beside it. */
 async function startDeployments() {
   const homeBasesPort = await findFreePort();
-  const env = await createTestServiceEnv('bench_deployments', { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}${BASE}` });
+  const env = await benchServiceEnv('bench_deployments', { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}${BASE}` });
   const service = await startService(deploymentsService, { env: env.variables, listen: false });
   const homeBases = await startCompanionService(env, 'bench_deployments_home_bases', homeBasesPort, (variables) =>
     startService(homeBasesService, { env: variables }),

@@ -10,11 +10,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventSubject, type EntityEvents, type EventEnvelope } from '@rm/contracts';
-import { createTestServiceEnv, findFreePort, startNatsServer, type TestServiceEnv } from '@rm/testkit';
+import { findFreePort, startNatsServer, type TestServiceEnv } from '@rm/testkit';
 import { INPUT_EVENTS, INPUTS_STREAM } from '../services/matching/dist/events.js';
 import { TenantMatching, type Input } from '../services/matching/dist/domain/tenant-matching.js';
 import type { Bench } from './lib/bench.ts';
 import { generateInstance, parseSize, type MatchingInstance } from './lib/matching-instances.ts';
+import { benchServiceEnv } from './lib/service-env.ts';
 import { msSince, percentile, sortedAscending } from './lib/stats.ts';
 
 const TENANT = 'bench-matching';
@@ -37,8 +38,8 @@ export const matchingServiceBench: Bench = {
     // a nats-server of its own: the engine copies every owner's stream, and nothing else should be in them
     const nats = await startNatsServer();
     const client = await connect({ servers: nats.url });
-    const env = await createTestServiceEnv('bench_matching', { NATS_URL: nats.url });
-    const replayEnv = await createTestServiceEnv('bench_matching_replay', { NATS_URL: nats.url });
+    const env = await benchServiceEnv('bench_matching', { NATS_URL: nats.url });
+    const replayEnv = await benchServiceEnv('bench_matching_replay', { NATS_URL: nats.url });
     const engines: Engine[] = [];
     try {
       const js = jetstream(client);

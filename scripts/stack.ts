@@ -86,6 +86,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     LOG_LEVEL: options.logLevel ?? 'info',
     MONGO_URL: options.mongoUrl,
     MONGO_DB: databases[name],
+    // six services on a FerretDB stay under its PostgreSQL connections (testkit's ferretdb-storage.ts)
+    MONGO_MAX_POOL_SIZE: '4',
     NATS_URL: options.natsUrl,
     AUTH_JWKS_URL: `${gateway}/.well-known/jwks.json`,
     AUTH_ISSUER: gateway,

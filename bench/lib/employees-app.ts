@@ -1,8 +1,9 @@
 import { startService, type RunningService } from '@rm/runtime';
 import type { homeBaseClaimsConfigSpec } from '@rm/service-kit';
-import { createTestServiceEnv, findFreePort, startCompanionService, type TestServiceEnv } from '@rm/testkit';
+import { findFreePort, startCompanionService, type TestServiceEnv } from '@rm/testkit';
 import { employeesService } from '../../services/employees/dist/app.js';
 import { homeBasesService } from '../../services/home-bases/dist/app.js';
+import { benchServiceEnv } from './service-env.ts';
 
 export interface StartedEmployees {
   service: RunningService<ReturnType<typeof employeesService.collections>, typeof homeBaseClaimsConfigSpec>;
@@ -21,7 +22,7 @@ export interface StartedEmployees {
  */
 export async function startEmployees(databasePrefix: string): Promise<StartedEmployees> {
   const homeBasesPort = await findFreePort();
-  const env = await createTestServiceEnv(databasePrefix, { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}/resource-management/v1` });
+  const env = await benchServiceEnv(databasePrefix, { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}/resource-management/v1` });
   const service = await startService(employeesService, { env: env.variables, listen: false });
   const homeBases = await startCompanionService(env, `${databasePrefix}_home_bases`, homeBasesPort, (variables) =>
     startService(homeBasesService, { env: variables }),

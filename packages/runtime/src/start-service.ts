@@ -94,6 +94,7 @@ export async function startService<Collections, Spec extends ConfigSpec>(
       logger,
       appName: definition.name,
       operationTimeoutMs: settings.MONGO_OPERATION_TIMEOUT_MS,
+      maxPoolSize: settings.MONGO_MAX_POOL_SIZE,
       ...retry,
     });
     opened.unshift({ name: 'mongodb', run: () => mongo.client.close() });

@@ -151,6 +151,11 @@ export function serviceConfigSpec(defaults: ServiceConfigDefaults) {
     CONNECT_RETRY_DELAY_MS: { type: 'duration-ms', min: 10, default: 1_000 },
     /** Longest a database call waits for a server and then for its answer: a lost or hung server becomes a 503, never a stuck request or relay. */
     MONGO_OPERATION_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 10_000 },
+    /**
+     * Connections to MongoDB, so database calls at once; services sharing a FerretDB keep fewer together
+     * than its PostgreSQL connections (connectMongo).
+     */
+    MONGO_MAX_POOL_SIZE: { type: 'int', min: 1, max: 1_000, default: 8 },
     /** Between passes that finish what a crash left half done and purge tombstones (store.maintain()). */
     MAINTENANCE_INTERVAL_MS: { type: 'duration-ms', min: 1_000, default: 10_000 },
     NATS_URL: { type: 'url', protocols: ['nats:', 'tls:', 'ws:', 'wss:'], required: true },

@@ -19,6 +19,14 @@ export interface ConnectMongoOptions {
    * effect since driver 7.
    */
   operationTimeoutMs?: number;
+  /**
+   * Connections to the server, and so database calls at once (default 8): operations take milliseconds, so a
+   * few suffice. On FerretDB, which tests and the dev stack run on, the services sharing it must keep fewer
+   * together than its PostgreSQL connections (50, or its URL's pool_max_conns): it holds two of them per
+   * update for a while, and when more updates came at once (a burst at a restart), each got one and all
+   * waited forever for a second.
+   */
+  maxPoolSize?: number;
 }
 
 export interface MongoConnection {
@@ -27,11 +35,12 @@ export interface MongoConnection {
 }
 
 export async function connectMongo(options: ConnectMongoOptions): Promise<MongoConnection> {
-  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000, operationTimeoutMs = 10_000 } = options;
+  const { url, dbName, logger, appName, attempts = 30, retryDelayMs = 1000, operationTimeoutMs = 10_000, maxPoolSize = 8 } = options;
   mendClosedConnectionWrites();
   for (let attempt = 1; ; attempt += 1) {
     const client = new MongoClient(url, {
       appName,
+      maxPoolSize,
       serverSelectionTimeoutMS: operationTimeoutMs,
       connectTimeoutMS: operationTimeoutMs,
       socketTimeoutMS: operationTimeoutMs,

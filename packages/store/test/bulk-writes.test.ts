@@ -1,5 +1,6 @@
+import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTestMongo, type TestMongo } from '@rm/testkit';
+import { connectTestMongo, startMongoServer, type TestMongo } from '@rm/testkit';
 import { BULK_CHUNK, createBulkWrites } from '../src/bulk-writes.js';
 
 let mongo: TestMongo;
@@ -37,5 +38,26 @@ describe('bulk writes', () => {
     const counts = await Promise.all(writes);
     expect(counts.map((count) => count.upserted)).toEqual([BULK_CHUNK, BULK_CHUNK, BULK_CHUNK, BULK_CHUNK]);
     expect(await collection.countDocuments({})).toBe(4 * BULK_CHUNK);
+  });
+
+  // FerretDB holds a PostgreSQL connection per updated document until a bulk write ends: two services' chunks
+  // of 40 side by side took its 48 and it never answered again
+  it('keeps two services updating existing documents in bulk side by side within what FerretDB can hold', async () => {
+    const server = await startMongoServer();
+    const client = new MongoClient(server.url, { socketTimeoutMS: 10_000 });
+    try {
+      const collection = client.db('bulk_side_by_side').collection<{ _id: string; n: number }>('documents');
+      await collection.insertMany(Array.from({ length: 200 }, (_, index) => ({ _id: `d${index}`, n: 0 })));
+      const service = (first: number) =>
+        createBulkWrites()(
+          collection,
+          Array.from({ length: 100 }, (_, index) => ({ updateOne: { filter: { _id: `d${first + index}` }, update: { $inc: { n: 1 } } } })),
+        );
+      const counts = await Promise.all([service(0), service(100)]);
+      expect(counts.map((count) => count.modified)).toEqual([100, 100]);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
   });
 });

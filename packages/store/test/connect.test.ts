@@ -1,7 +1,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { findFreePort, testServers, uniqueName } from '@rm/testkit';
+import { findFreePort, startMongoServer, testServers, uniqueName, waitFor } from '@rm/testkit';
 import { DatabaseUnavailableError, connectMongo } from '../src/index.js';
 
 const logger = pino({ level: 'silent' });
@@ -51,4 +52,39 @@ describe('connectMongo', () => {
       await new Promise((resolve) => hung.close(resolve));
     }
   });
+
+  it('keeps few enough connections that a stack of services writing through a database restart all get on again', async () => {
+    // FerretDB holds two of its PostgreSQL connections per update (the matching query stays open while it
+    // writes). With the driver's default pool of 100, six services' writers retrying at a restart took one each,
+    // and then every one of them waited for a second one forever. The testkit's FerretDB has 48: six services
+    // of 4, as the dev stack and the tests run them, hold at most 24 while they wait, so one is always free.
+    const server = await startMongoServer();
+    const services = await Promise.all(
+      Array.from({ length: 6 }, () => connectMongo({ url: server.url, dbName: uniqueName('restart'), logger, maxPoolSize: 4 })),
+    );
+    const updated = new Array<number>(services.length * 16).fill(0);
+    let writing = true;
+    const writers = updated.map(async (_, index) => {
+      const { db } = services[index % services.length]!;
+      while (writing) {
+        await db
+          .collection<{ _id: string; n: number }>('writes')
+          .updateOne({ _id: `d${index}` }, { $inc: { n: 1 } }, { upsert: true })
+          .then(() => (updated[index]! += 1), () => sleep(100));
+      }
+    });
+    try {
+      await waitFor('every writer to write', async () => updated.every((count) => count > 0));
+      await server.restart();
+      const before = [...updated];
+      const stuck = () => updated.filter((count, index) => count === before[index]).length;
+      await waitFor('every writer to write again', async () => stuck() === 0).catch(() => undefined);
+      expect(stuck()).toBe(0);
+    } finally {
+      writing = false;
+      await Promise.all(writers);
+      await Promise.all(services.map(({ client }) => client.close()));
+      await server.stop();
+    }
+  }, 90_000);
 });

@@ -31,10 +31,21 @@ export async function createFerretdbStorage(postgresUrl: string, dataDir: string
   }
   return {
     description: `PostgreSQL ${database.serverVersion} (database ${database.name})`,
-    handlerArgs: ['--handler=postgresql', `--postgresql-url=${database.url}`],
+    handlerArgs: ['--handler=postgresql', `--postgresql-url=${withPoolLimit(database.url)}`],
     runWhenOrphaned: [database.dropCommand],
     remove: () => database.drop(),
   };
+}
+
+/**
+ * FerretDB's PostgreSQL connections: 48 instead of its 50, so that two FerretDBs (a test run's, and a
+ * scenario's that it restarts) fit in PostgreSQL's default 100 with room for a few others. The services of
+ * a stack need fewer than that together (MONGO_MAX_POOL_SIZE, BULK_CHUNK in @rm/store).
+ */
+const FERRETDB_POSTGRES_CONNECTIONS = 48;
+
+function withPoolLimit(url: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}pool_max_conns=${FERRETDB_POSTGRES_CONNECTIONS}`;
 }
 
 async function createDatabaseFor(postgresUrl: string): Promise<PostgresDatabase | PostgresUnreachable> {

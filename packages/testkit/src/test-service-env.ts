@@ -30,6 +30,8 @@ export async function createTestServiceEnv(prefix: string, overrides: Record<str
     LOG_LEVEL: 'silent',
     MONGO_URL: mongoUrl,
     MONGO_DB: database,
+    // a whole stack of six on the run's FerretDB stays under its PostgreSQL connections (ferretdb-storage.ts)
+    MONGO_MAX_POOL_SIZE: '4',
     NATS_URL: natsUrl,
     AUTH_JWKS_URL: jwks.url,
     AUTH_ISSUER: issuer.issuer,
