@@ -105,14 +105,23 @@ export function isOutage(error: unknown): boolean {
  */
 const UNAVAILABLE_CODES = new Set([91, 11600, 189, 10107, 13435, 13436, 11602, 6, 89]);
 /**
- * FerretDB answers InternalError (1) when PostgreSQL cannot serve it, with PostgreSQL's SQLSTATE in the
- * message: class 08 (connection exception), 53 (insufficient resources: too many clients) or 57P
- * (shutting down, cannot connect now).
+ * FerretDB answers InternalError (1) when PostgreSQL cannot serve it: with PostgreSQL's SQLSTATE in the
+ * message when PostgreSQL said so (class 08 connection exception, 53 insufficient resources such as too many
+ * clients, 57P shutting down or cannot connect now), or with its PostgreSQL client's own error when
+ * PostgreSQL could not be reached at all (a connection refused, reset or ended in the middle of an answer).
  */
-const FERRETDB_BACKEND_AWAY = /\(SQLSTATE (08|53|57P)[0-9A-Z]*\)/;
+const FERRETDB_BACKEND_AWAY = [
+  /\(SQLSTATE (08|53|57P)[0-9A-Z]*\)/,
+  /failed to connect to `/,
+  /(?:read|write) tcp \S+: (?:read|write): (?:connection reset by peer|broken pipe)/,
+  /unexpected EOF/,
+];
 
 function cannotServeNow(error: MongoServerError): boolean {
-  return (typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code)) || (error.code === 1 && FERRETDB_BACKEND_AWAY.test(error.message));
+  return (
+    (typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code)) ||
+    (error.code === 1 && FERRETDB_BACKEND_AWAY.some((pattern) => pattern.test(error.message)))
+  );
 }
 
 /** Runs a database call; an outage becomes a DatabaseUnavailableError (503) instead of a bare driver error. */

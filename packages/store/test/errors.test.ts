@@ -20,9 +20,22 @@ describe('isOutage', () => {
     }
   });
 
+  it('takes FerretDB cut off from PostgreSQL for an outage: connections refused, reset or ended mid-answer', () => {
+    // as FerretDB v1.24 answered while the reliability suite kept its PostgreSQL away (pgx's errors, in InternalError)
+    const answers = [
+      '[msg_insert.go:98 handler.(*Handler).MsgInsert] failed to connect to `user=postgres database=rm_test_1`:\n\t' +
+        '127.0.0.1:41237 (127.0.0.1): dial error: dial tcp 127.0.0.1:41237: connect: connection refused',
+      '[collection.go:163 postgresql.(*collection).Query] write failed: write tcp 127.0.0.1:5050->127.0.0.1:41237: write: connection reset by peer',
+      '[query_iterator.go:170 postgresql.(*queryIterator).Next] read tcp 127.0.0.1:5050->127.0.0.1:41237: read: connection reset by peer',
+      '[collection.go:163 postgresql.(*collection).Query] unexpected EOF',
+    ];
+    for (const message of answers) expect(isOutage(new MongoServerError({ message, code: 1 })), message).toBe(true);
+  });
+
   it('does not take a refused write or a bug for an outage', () => {
     // an internal error of another kind (23505: a unique violation) is not PostgreSQL being away
     expect(isOutage(new MongoServerError({ message: 'duplicate key value (SQLSTATE 23505)', code: 1 }))).toBe(false);
+    expect(isOutage(new MongoServerError({ message: '[msg_update.go:140 handler.updateDocument] unknown operator $foo', code: 1 }))).toBe(false);
     expect(isOutage(new ResourceNotFoundError('employee', 'e-1'))).toBe(false);
     expect(isOutage(new MongoServerError({ message: 'E11000 duplicate key', code: 11000 }))).toBe(false);
     expect(isOutage(new Error('bug', { cause: new TypeError('undefined is not a function') }))).toBe(false);
