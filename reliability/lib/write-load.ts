@@ -1,7 +1,9 @@
 // Writes at a steady rate through the gateway while a scenario takes something away (a service, a
-// server), and the checks afterwards: every acknowledged write reads back, and every stored availability
-// has exactly one snapshot in the matching engine. Shared by crash-under-load and servers-restarted.
+// server), and the checks afterwards: every acknowledged write reads back, every stored availability
+// has exactly one snapshot in the matching engine, and the other consumers hold every resource's last
+// version. Shared by crash-under-load and servers-restarted.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MongoClient } from 'mongodb';
 import { apiClient, idFromLocation, type ApiClient } from './api.ts';
 import { bodies } from './fixtures.ts';
 import { jsonRequest, parseJson, send } from './http.ts';
@@ -12,14 +14,19 @@ export const WRITERS = 4;
 export const PAUSE_MS = 200;
 /** The engine has converged when its lists stayed the same this long; it has at most CONVERGE_MS. */
 const STABLE_MS = 3_000;
+/**
+ * Its combinations are final once they stayed the same this long: an exact re-solve starts 2 s after the
+ * last change, but no sooner than 10 s after the one before (services/matching resolver.ts), then solves.
+ */
+export const SETTLED_MS = 20_000;
 const CONVERGE_MS = 120_000;
 
 export interface WriteLoadOptions {
   /** Prefix of the ids the writers put, and the rule a 5xx or no answer outside `refusal` breaks. */
   prefix: string;
   rule: string;
-  /** An answer (status 0: none) that an outage explains: counted as refused, not tallied. */
-  refusal(owner: ServiceName, status: number, sentAt: number): boolean;
+  /** An answer (status 0: none) that an outage of one of `owners` explains: counted as refused, not tallied. */
+  refusal(owners: readonly ServiceName[], status: number, sentAt: number): boolean;
   /** A request without an answer this long has hung: a finding. */
   hangMs?: number;
 }
@@ -29,6 +36,8 @@ interface Upserted {
   path: string;
   acked?: { value: string; version: number };
   unacked: string[];
+  /** As it read back after the load (readBack). */
+  stored?: Item;
 }
 
 interface Availability {
@@ -57,11 +66,22 @@ export interface WriteLoad {
    * start (each difference a finding). Returns how many are stored and the engine's lists.
    */
   checkSnapshots(): Promise<{ token: string; storedCount: number; live: { snapshots: Item[]; combinations: Item[] } }>;
+  /**
+   * (c) The other consumers' copies, read in their databases after readBack: the deployments service's
+   * known resources and the home-bases service's references must hold each employee's and transport
+   * resource's last version as stored. Returns how many did not (each a finding).
+   */
+  checkConsumers(): Promise<number>;
   /** The table rows every such scenario shows: requests, statuses, refused, acknowledged, lost. */
   rows(refusedLabel: string, lostWrites: number): [string, string | number][];
 }
 
-/** Starts WRITERS writers of the tenant, each about one request every PAUSE_MS: employees, availabilities, transport resources. */
+/**
+ * Starts WRITERS writers of the tenant, each about one request every PAUSE_MS: employees, availabilities,
+ * transport resources. Every third version of an employee or transport resource starts at the load's home
+ * base instead of an ad-hoc location (so that the home-bases service records it); transport resources
+ * cost 1 to 4, and some employees are linked to one (so that the matching engine's choices weigh both).
+ */
 export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: WriteLoadOptions): WriteLoad {
   const { prefix, rule, refusal, hangMs = Number.POSITIVE_INFINITY } = options;
   const api = apiClient(suite, tenant);
@@ -75,8 +95,19 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
   let hung = 0;
   let slowest = 0;
 
+  const homeBase = `${prefix}-hb`;
+  const homeBaseCreated = api.call('PUT', `/home-base/${homeBase}`, bodies.homeBase('Hub')).then((response) => {
+    if (response.status >= 300) throw new Error(`PUT /home-base/${homeBase}: ${response.status} ${excerpt(response.body)}`);
+  });
+  /** The version's location: every third one the home base (whose service then takes part in the write). */
+  const located = <Body extends { start_location: unknown }>(owner: ServiceName, body: Body, step: number) => {
+    if (step % 3 !== 0) return { owners: [owner], body };
+    const { start_location: _adHoc, ...rest } = body;
+    return { owners: [owner, 'home-bases' as const], body: { ...rest, home_base: { business_id: homeBase } } };
+  };
+
   /** One write; a status of 0 when no answer came (the connection was refused or closed). */
-  async function write(owner: ServiceName, method: string, path: string, body: unknown) {
+  async function write(owners: readonly ServiceName[], method: string, path: string, body: unknown) {
     const sentAt = Date.now();
     // a refused connection (the gateway down, or the token endpoint with it) throws
     const response = await api.call(method, path, body).catch(() => undefined);
@@ -92,7 +123,7 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
         excerpt: `answered after ${waited} ms`,
       });
     }
-    if (refusal(owner, status, sentAt)) {
+    if (refusal(owners, status, sentAt)) {
       const label = status === 0 ? 'no answer' : String(status);
       refused.set(label, (refused.get(label) ?? 0) + 1);
     } else {
@@ -104,36 +135,45 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
     return { status, etag: response?.headers.etag ?? '', id: response === undefined ? '' : idFromLocation(response) };
   }
 
-  async function upsert(owner: ServiceName, resources: Map<string, Upserted>, path: string, value: string, body: unknown): Promise<void> {
+  async function upsert(
+    { owners, body }: { owners: readonly ServiceName[]; body: unknown },
+    resources: Map<string, Upserted>,
+    path: string,
+    value: string,
+  ): Promise<void> {
     const resource = resources.get(path) ?? { path, unacked: [] };
     resources.set(path, resource);
-    const { status, etag } = await write(owner, 'PUT', path, body);
+    const { status, etag } = await write(owners, 'PUT', path, body);
     if (status >= 200 && status < 300) {
       resources.set(path, { path, acked: { value, version: Number(etag.replace(/\D/g, '')) }, unacked: [] });
     } else resource.unacked.push(value);
   }
 
   async function writer(index: number): Promise<void> {
+    await homeBaseCreated;
     const mine = (resources: Map<string, Upserted>) =>
       [...resources.values()].filter(({ path, acked }) => acked && path.includes(`-${index}-`));
     for (let step = 0; writing; step += 1) {
       const ownEmployees = mine(employees);
+      const ownResources = mine(transportResources);
       if (step % 4 === 0) {
         const existing = ownEmployees[step % Math.max(1, ownEmployees.length)];
         const path = step % 8 === 0 || existing === undefined ? `/employee/${prefix}-e-${index}-${step}` : existing.path;
-        await upsert('employees', employees, path, `v${step}`, bodies.employee(`v${step}`));
+        const linked = step % 3 === 1 ? ownResources[step % Math.max(1, ownResources.length)]?.path.split('/').at(-1) : undefined;
+        const body = { ...bodies.employee(`v${step}`), ...(linked === undefined ? {} : { linked_transport_resource: linked }) };
+        await upsert(located('employees', body, step), employees, path, `v${step}`);
       } else if (step % 4 === 2) {
-        const ownResources = mine(transportResources);
         const existing = ownResources[step % Math.max(1, ownResources.length)];
         const path = step % 8 === 2 || existing === undefined ? `/transport-resource/${prefix}-t-${index}-${step}` : existing.path;
-        await upsert('transport-resources', transportResources, path, `r${step}`, bodies.transportResource(`r${step}`));
+        const body = { ...bodies.transportResource(`r${step}`), costs: { fixed: 1 + (Math.floor(step / 4) % 4) } };
+        await upsert(located('transport-resources', body, step), transportResources, path, `r${step}`);
       } else if (ownEmployees.length > 0) {
         const employee = ownEmployees[step % ownEmployees.length]!.path.split('/').at(-1)!;
         // each employee's availabilities a day apart, so that none overlap
         const slot = slots.get(employee) ?? 0;
         slots.set(employee, slot + 1);
         const body = bodies.availability(slot * 24);
-        const { status, id } = await write('employees', 'POST', `/employee/${employee}/availability`, body);
+        const { status, id } = await write(['employees'], 'POST', `/employee/${employee}/availability`, body);
         if (status === 201) availabilities.push({ employee, id, body });
       }
       await sleep(PAUSE_MS);
@@ -153,10 +193,12 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
       [employees, (body: Item) => (body.name as { first_name?: string } | undefined)?.first_name],
       [transportResources, (body: Item) => body.reference],
     ] as const) {
-      for (const { path, acked, unacked } of resources.values()) {
+      for (const resource of resources.values()) {
+        const { path, acked, unacked } = resource;
         if (acked === undefined) continue;
         const response = await api.call('GET', path);
         const body = (parseJson(response.body) ?? {}) as Item;
+        if (response.status === 200) resource.stored = body;
         const value = field(body);
         const version = Number(body.version);
         if (response.status !== 200 || !(value === acked.value || unacked.includes(String(value))) || !(version >= acked.version)) {
@@ -176,23 +218,95 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
     return lostWrites;
   }
 
+  async function checkConsumers(): Promise<number> {
+    const mongo = new MongoClient(suite.servers.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+    try {
+      // they may still be catching up: a copy is behind once it stayed so for CONVERGE_MS
+      const deadline = Date.now() + CONVERGE_MS;
+      let behind = await copiesBehind(mongo);
+      while (behind.length > 0 && Date.now() < deadline) {
+        await sleep(1_000);
+        behind = await copiesBehind(mongo);
+      }
+      findings.push(...behind);
+      return behind.length;
+    } finally {
+      await mongo.close();
+    }
+  }
+
+  async function copiesBehind(mongo: MongoClient): Promise<Finding[]> {
+    const behind: Finding[] = [];
+    const { databases } = suite.stack;
+    // the rows' ids and entity names as the two services write them (known-resources.ts, reference-index.ts)
+    const known = mongo.db(databases.deployments).collection<{ _id: string; version: number; deleted: boolean }>('known_resources');
+    const references = mongo
+      .db(databases['home-bases'])
+      .collection<{ _id: string; version?: number; home_bases: string[] }>('home_base_references');
+    for (const [resources, entity] of [
+      [employees, 'employee'],
+      [transportResources, 'transport-resource'],
+    ] as const) {
+      for (const { path, stored } of resources.values()) {
+        if (stored === undefined) continue;
+        const id = String(stored.business_id);
+        const version = Number(stored.version);
+        const named = (stored.home_base as { business_id?: string } | undefined)?.business_id;
+        const record = await known.findOne({ _id: `${tenant.tenant}|${entity}|${id}` });
+        const reference = await references.findOne({ _id: `referrer|${tenant.tenant}|${entity}|${id}` });
+        const referenced = named === undefined ? (reference?.home_bases.length ?? 0) === 0 : reference?.home_bases.join() === named;
+        const referenceVersion = reference === null && named === undefined ? version : reference?.version;
+        if (record?.version === version && record.deleted === false && referenced && referenceVersion === version) continue;
+        behind.push({
+          rule: 'every event reaches every consumer exactly once in effect',
+          request: `the deployments and home-bases services' copies of ${path}`,
+          excerpt:
+            `stored version ${version}${named === undefined ? '' : ` at ${named}`}; known: ${JSON.stringify(record)}; ` +
+            `referrer: ${JSON.stringify(reference)}`,
+        });
+      }
+    }
+    return behind;
+  }
+
   async function checkSnapshots() {
     const token = await suite.token(tenant);
+    // A write whose answer was a 503 may still be applied afterwards, when maintenance finishes the intent it
+    // left (within MAINTENANCE_INTERVAL_MS): both sides are read again until they agree, for CONVERGE_MS at most.
+    const deadline = Date.now() + CONVERGE_MS;
+    for (;;) {
+      const stored = await storedAvailabilities(token);
+      const storedCount = [...stored.values()].reduce((sum, items) => sum + items.length, 0);
+      // a restarted engine waits for its old leases to expire (MATCHING_LEASE_MS) and changes nothing meanwhile
+      const live = await converged(suite.stack.gateway, token, storedCount);
+      const differences = snapshotDifferences(stored, live.snapshots);
+      if (differences.length === 0 || Date.now() > deadline) {
+        findings.push(...differences);
+        return { token, storedCount, live };
+      }
+    }
+  }
+
+  /** Every acknowledged employee's stored availabilities. */
+  async function storedAvailabilities(token: string): Promise<Map<string, Item[]>> {
     const stored = new Map<string, Item[]>();
     for (const { path, acked } of employees.values()) {
       const employee = path.split('/').at(-1)!;
       if (acked === undefined) continue;
       stored.set(employee, await listAll(suite.stack.gateway, token, `/employee/${employee}/availability`, false));
     }
-    // a restarted engine waits for its old leases to expire (MATCHING_LEASE_MS) and changes nothing meanwhile
-    const storedCount = [...stored.values()].reduce((sum, items) => sum + items.length, 0);
-    const live = await converged(suite.stack.gateway, token, storedCount);
+    return stored;
+  }
+
+  /** Each employee whose availabilities and snapshots are not the same ids with the same start. */
+  function snapshotDifferences(stored: Map<string, Item[]>, liveSnapshots: Item[]): Finding[] {
     const snapshotsOf = new Map<string, Item[]>();
-    for (const snapshot of live.snapshots) {
+    for (const snapshot of liveSnapshots) {
       const employee = String(snapshot.employee_id);
       snapshotsOf.set(employee, [...(snapshotsOf.get(employee) ?? []), snapshot]);
     }
     const ids = (items: Item[]) => items.map((item) => String(item.id)).sort().join(' ');
+    const differences: Finding[] = [];
     for (const [employee, availabilitiesOf] of stored) {
       const snapshots = snapshotsOf.get(employee) ?? [];
       // the engine writes instants with milliseconds
@@ -200,7 +314,7 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
       const shiftStart = (shift: unknown) => Date.parse(String((shift as { start?: string }).start));
       const wrongWindow = snapshots.filter(({ id, shift }) => startOf.get(String(id)) !== shiftStart(shift));
       if (ids(availabilitiesOf) !== ids(snapshots) || wrongWindow.length > 0) {
-        findings.push({
+        differences.push({
           rule: 'every availability reaches the matching engine exactly once in effect',
           request: `GET /available-employee?employee_id=${employee}`,
           status: 200,
@@ -208,8 +322,9 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
         });
       }
     }
-    return { token, storedCount, live };
+    return differences;
   }
+
 
   const acked = (resources: Map<string, Upserted>) => [...resources.values()].filter((resource) => resource.acked).length;
   return {
@@ -228,6 +343,7 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
       await writers;
     },
     readBack,
+    checkConsumers,
     checkSnapshots,
     rows(refusedLabel, lostWrites) {
       const refusedText = [...refused].map(([status, count]) => `${status}: ${count}`).join(', ') || '0';
@@ -262,8 +378,13 @@ export async function listAll(origin: string, token: string, path: string, paged
   }
 }
 
-/** The engine's snapshots and combinations once both lists stayed the same for STABLE_MS and hold at least `atLeast` snapshots. */
-export async function converged(origin: string, token: string, atLeast = 0): Promise<{ snapshots: Item[]; combinations: Item[] }> {
+/** The engine's snapshots and combinations once both lists stayed the same for `stableMs` and hold at least `atLeast` snapshots. */
+export async function converged(
+  origin: string,
+  token: string,
+  atLeast = 0,
+  stableMs = STABLE_MS,
+): Promise<{ snapshots: Item[]; combinations: Item[] }> {
   const deadline = Date.now() + CONVERGE_MS;
   let last = '';
   let since = Date.now();
@@ -273,7 +394,7 @@ export async function converged(origin: string, token: string, atLeast = 0): Pro
     const versions = (items: Item[]) => items.map(({ id, version }) => `${String(id)}@${String(version)}`);
     const state = JSON.stringify([versions(snapshots), versions(combinations)]);
     if (state !== last) [last, since] = [state, Date.now()];
-    const stable = Date.now() - since >= STABLE_MS && snapshots.length >= atLeast;
+    const stable = Date.now() - since >= stableMs && snapshots.length >= atLeast;
     if (stable || Date.now() > deadline) return { snapshots, combinations };
     await sleep(500);
   }

@@ -1,14 +1,15 @@
 // Servers restarted under write load: on a nats-server and a FerretDB of its own, writers put employees,
-// availabilities and transport resources through the gateway while nats-server and then FerretDB are
-// stopped for a few seconds and started again. Meanwhile services must answer 503 (no other 5xx, no
-// hang); afterwards they must recover without a restart, every acknowledged write must read back and
-// every availability must have exactly one snapshot in the matching engine.
+// availabilities and transport resources through the gateway while nats-server, then FerretDB, then
+// FerretDB's PostgreSQL are taken away for a few seconds and brought back. Meanwhile services must answer
+// 503 (no other 5xx, no hang); afterwards they must recover without a restart, every acknowledged write
+// must read back and every event must have reached every consumer once in effect.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startMongoServer, startNatsServer, type RestartableServerHandle } from '@rm/testkit';
+import { loadTestkitConfig, startMongoServer, startNatsServer } from '@rm/testkit';
 import { eventually } from '../lib/api.ts';
 import { bodies } from '../lib/fixtures.ts';
 import { excerpt, type ScenarioReport, type Size } from '../lib/report.ts';
 import { startSuiteStack, type SuiteStack } from '../lib/suite-stack.ts';
+import { startTcpProxy } from '../lib/tcp-proxy.ts';
 import { PAUSE_MS, startWriteLoad, WRITERS, type WriteLoad } from '../lib/write-load.ts';
 
 /** Writing before the first outage and after each recovery. */
@@ -28,38 +29,57 @@ interface Outage {
   to: number;
 }
 
+/** What the scenario takes away and brings back. */
+interface Restartable {
+  kill(): Promise<void>;
+  start(): Promise<void>;
+}
+
 /**
- * The servers it stops are its own, never the run's: its FerretDB keeps its data in a PostgreSQL database
- * of its own on the machine's shared PostgreSQL, which stays up (stopping it would disturb its other users).
+ * The servers it stops are its own, never the run's. Its FerretDB keeps its data in a database of its own
+ * on the machine's PostgreSQL, which other users share, so that server is never stopped: FerretDB reaches
+ * it through a TCP proxy of the scenario's, and "PostgreSQL away" is that proxy stopped (every connection
+ * reset, new ones refused), which is what FerretDB sees of a PostgreSQL that crashed or is cut off.
  */
 export async function serversRestarted(size: Size): Promise<ScenarioReport> {
   const started = performance.now();
-  const [nats, mongo] = await Promise.all([startNatsServer(), startMongoServer()]);
+  const config = loadTestkitConfig();
+  const postgres = new URL(config.postgresUrl);
+  const proxy = await startTcpProxy({ host: postgres.hostname, port: Number(postgres.port || 5432) });
   try {
-    const suite = await startSuiteStack({ mongoUrl: mongo.url, natsUrl: nats.url }, { echoLogs: process.env.RELIABILITY_LOGS === '1' });
+    postgres.host = `127.0.0.1:${proxy.port}`;
+    const [nats, mongo] = await Promise.all([startNatsServer(), startMongoServer({ ...config, postgresUrl: postgres.toString() })]);
     try {
-      return await underLoad(suite, size, { 'nats-server': nats, FerretDB: mongo }, started);
+      const suite = await startSuiteStack({ mongoUrl: mongo.url, natsUrl: nats.url }, { echoLogs: process.env.RELIABILITY_LOGS === '1' });
+      // without PostgreSQL, FerretDB keeps its data in SQLite files: there is no PostgreSQL to take away
+      const onPostgres = mongo.backend?.startsWith('PostgreSQL') === true;
+      try {
+        const servers = { 'nats-server': nats, FerretDB: mongo, ...(onPostgres ? { PostgreSQL: proxy } : {}) };
+        return await underLoad(suite, size, servers, started);
+      } finally {
+        await suite.stop();
+      }
     } finally {
-      await suite.stop();
+      await Promise.all([nats.stop(), mongo.stop()]);
     }
   } finally {
-    await Promise.all([nats.stop(), mongo.stop()]);
+    await proxy.stop();
   }
 }
 
 async function underLoad(
   suite: SuiteStack,
   size: Size,
-  servers: Record<string, RestartableServerHandle>,
+  servers: Record<string, Restartable>,
   started: number,
 ): Promise<ScenarioReport> {
   const tenant = await suite.newTenant('restart');
   const outages: Outage[] = [];
-  // every service needs both servers, so an outage explains a 503 from any of them
+  // every service needs every one of these servers, so an outage explains a 503 from any of them
   const load = startWriteLoad(suite, tenant, {
     prefix: 'restart',
     rule: 'no 5xx outside an outage, and only 503 during one',
-    refusal: (_owner, status, sentAt) => status === 503 && outages.some(({ from, to }) => sentAt <= to && Date.now() >= from),
+    refusal: (_owners, status, sentAt) => status === 503 && outages.some(({ from, to }) => sentAt <= to && Date.now() >= from),
     hangMs: HANG_MS,
   });
   const { findings } = load;
@@ -99,19 +119,24 @@ async function underLoad(
     findings.push({ rule: 'the services recover without a restart', request: "the matching engine's lists", excerpt: error.message });
     return undefined;
   });
+  const copiesBehind = await load.checkConsumers();
   for (const exit of suite.exits) findings.push({ rule: 'no service exits', request: 'the stack', excerpt: exit });
 
   return {
     name: 'servers-restarted',
     did:
-      `On a nats-server and a FerretDB of its own (its PostgreSQL, the machine's shared one, stays up), ${WRITERS} writers ` +
-      `through the gateway (one request each every ${PAUSE_MS} ms or so) put employees (new and updates), availabilities ` +
-      '(a day apart per employee) and transport resources (new and updates), while nats-server and then FerretDB were ' +
-      `stopped for ${DOWN_MS[size] / 1000} s, started again on the same port with the same data, and followed by ` +
+      `On a nats-server and a FerretDB of its own, ${WRITERS} writers through the gateway (one request each every ` +
+      `${PAUSE_MS} ms or so) put employees (new and updates), availabilities (a day apart per employee) and transport ` +
+      `resources (new and updates), while ${Object.keys(servers).join(', then ')} went away for ${DOWN_MS[size] / 1000} s ` +
+      ('PostgreSQL' in servers
+        ? "(PostgreSQL, the machine's shared server, through a proxy of the scenario's that reset every connection and refused new ones), "
+        : '') +
+      'came back on the same port with the same data, and were followed by ' +
       `${WRITE_MS[size] / 1000} s of writing (services wait up to 10 s for the database, MONGO_OPERATION_TIMEOUT_MS, before ` +
       `answering 503). Meanwhile only 503 may be refused; any other 5xx, no answer, or an answer after ${HANG_MS / 1000} s ` +
-      "is a finding. Then every acknowledged write was read back and the matching engine's " +
-      'snapshots were compared with the stored availabilities once its lists stayed the same for 3 s.',
+      "is a finding. Then every acknowledged write was read back, the matching engine's " +
+      'snapshots were compared with the stored availabilities once its lists stayed the same for 3 s, and the ' +
+      "deployments and home-bases services' copies of every employee and transport resource with its last version.",
     rows: [
       ...load.rows(`503 while a server was down (until ${GRACE_MS / 1000} s after recovery)`, lostWrites),
       [`requests without an answer within ${HANG_MS / 1000} s; longest wait for an answer`, `${load.hung}; ${load.slowest / 1000} s`],
@@ -121,6 +146,7 @@ async function underLoad(
         'availabilities stored, snapshots in the engine',
         snapshots === undefined ? 'the engine did not answer' : `${snapshots.storedCount}, ${snapshots.live.snapshots.length}`,
       ],
+      ["copies behind the last version (deployments' known resources, home-bases' references)", copiesBehind],
       ['service processes that exited', suite.exits.length],
     ],
     findings,
