@@ -1,0 +1,102 @@
+// The order in which the engine writes its outputs, seen by a reader of the database at every moment:
+// a combination only ever refers to an AvailableEmployee snapshot that is stored.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventEnvelope } from '@rm/contracts';
+import { createLogger } from '@rm/service-kit';
+import { createStore, type ResourceCollection } from '@rm/store';
+import { connectTestMongo, type TestMongo } from '@rm/testkit';
+import { createMatchingEngine, type MatchingEngine } from '../src/engine.js';
+import { createInputStore } from '../src/store/inputs.js';
+import { createOutputs, type Outputs } from '../src/store/outputs.js';
+import { atHomeBase, HOUR, inputs } from './world.js';
+
+let mongo: TestMongo;
+let engine: MatchingEngine;
+/** What a reader could find missing: each a combination stored without its snapshot. */
+const orphans: string[] = [];
+
+beforeAll(async () => {
+  mongo = await connectTestMongo('matching_write_order');
+  const store = createStore(mongo.db, { maxEventBytes: 1024 ** 2 });
+  const collections = { inputs: createInputStore(store), outputs: createOutputs(store) };
+  await store.declareIndexes();
+  const logger = createLogger({ level: 'silent', name: 'matching' });
+  engine = createMatchingEngine({ inputs: collections.inputs, outputs: watchedForOrphans(collections.outputs), logger });
+});
+
+afterAll(async () => {
+  await engine?.close();
+  await mongo?.close();
+});
+
+/**
+ * The outputs, with a check of each write as it starts against the writes that have ended: a combination
+ * written while its snapshot is not yet stored, or a snapshot removed while its combination still is,
+ * leaves a combination a reader could not follow to its available employee.
+ */
+function watchedForOrphans(outputs: Outputs): Outputs {
+  const storedSnapshots = new Set<string>();
+  const storedCombinations = new Set<string>();
+  const watched = <Body>(collection: ResourceCollection<Body>, stored: Set<string>, check: (key: string, live: boolean) => void) => ({
+    ...collection,
+    async writeKnown(...[scope, writes]: Parameters<ResourceCollection<Body>['writeKnown']>) {
+      for (const { key, body } of writes) check(key, body !== undefined);
+      const states = await collection.writeKnown(scope, writes);
+      for (const { key, body } of writes) (body === undefined ? stored.delete(key) : stored.add(key));
+      return states;
+    },
+  });
+  return {
+    availableEmployees: watched(outputs.availableEmployees, storedSnapshots, (key, live) => {
+      if (!live && storedCombinations.has(key)) orphans.push(`snapshot ${key} removed before its combination`);
+    }),
+    combinations: watched(outputs.combinations, storedCombinations, (key, live) => {
+      if (live && !storedSnapshots.has(key)) orphans.push(`combination ${key} written before its snapshot`);
+    }),
+  };
+}
+
+const versions = new Map<string, number>();
+function event(tenant: string, entity: string, entityId: string, data: Record<string, unknown>, deleted = false): { event: EventEnvelope } {
+  const key = `${tenant}|${entity}|${entityId}`;
+  const version = (versions.get(key) ?? 0) + 1;
+  versions.set(key, version);
+  const action = deleted ? 'deleted' : version === 1 ? 'created' : 'updated';
+  return {
+    event: {
+      id: randomUUID(),
+      type: `${entity}.${action}`,
+      tenant,
+      entity_id: entityId,
+      version,
+      occurred_at: new Date().toISOString(),
+      data: { ...data, version },
+    },
+  };
+}
+
+describe('the engine writing its outputs', () => {
+  it('stores a snapshot before its combination, and removes the combination before its snapshot', async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const start = new Date(Date.UTC(2030, 0, 1) + 8 * HOUR).toISOString();
+    const availabilities = Array.from({ length: 3 }, (_, index) => ({ employee: `e${index}`, id: randomUUID() }));
+    const availability = ({ employee, id }: { employee: string; id: string }, deleted = false) =>
+      event(tenant, 'availability', `${employee}/${id}`, inputs.availability(employee, id, start), deleted);
+    await engine.handleBatch(
+      [
+        event(tenant, 'home-base', 'hb', inputs.homeBase('hb')),
+        ...availabilities.flatMap(({ employee }, index) => [
+          event(tenant, 'employee', employee, inputs.employee(employee, atHomeBase('hb'))),
+          event(tenant, 'transport-resource', `tr${index}`, inputs.transportResource(`tr${index}`, atHomeBase('hb'))),
+        ]),
+      ],
+      0,
+    );
+    await engine.handleBatch(availabilities.map((each) => availability(each)), 0);
+    expect(engine.counts()).toEqual([{ tenant, snapshots: 3, combinations: 3 }]);
+    await engine.handleBatch(availabilities.slice(1).map((each) => availability(each, true)), 0);
+    expect(engine.counts()).toEqual([{ tenant, snapshots: 1, combinations: 1 }]);
+    expect(orphans).toEqual([]);
+  });
+});
