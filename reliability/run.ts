@@ -1,11 +1,12 @@
-// npm run reliability [-- <scenario> …]: starts the whole stack as `npm start` does (free ports, fresh
-// databases) on the run's servers (MONGO_URL / NATS_URL, else a FerretDB and a nats-server started for
-// the run), runs every scenario (or the named ones) at full size and prints each one's report in
-// Markdown. Exits 1 when a scenario found something. See reliability/README.md.
+// npm run reliability [-- <scenario> …]: runs every scenario (or the named ones) at full size and prints
+// each one's report in Markdown; the scenarios share the whole stack, started as `npm start` does (free
+// ports, fresh databases) on the run's servers (MONGO_URL / NATS_URL, else a FerretDB and a nats-server
+// started for the run) when the first of them needs it. Exits 1 when a scenario found something. See
+// reliability/README.md.
 import { cpus } from 'node:os';
 import { describeServers, startRunServers } from '@rm/testkit';
 import { formatReport, formatSummary, type ScenarioReport } from './lib/report.ts';
-import { startSuiteStack } from './lib/suite-stack.ts';
+import { startSuiteStack, type SuiteStack } from './lib/suite-stack.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 
 const requested = process.argv.slice(2);
@@ -25,18 +26,26 @@ try {
   console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, node ${process.version}`);
   const origin = servers.fromEnvironment ? ' (from MONGO_URL / NATS_URL)' : ' (started for this run)';
   console.log(`servers: ${await describeServers(servers)}${origin}`);
-  console.error(`${new Date().toISOString()} starting the stack`);
-  const suite = await startSuiteStack(servers, { echoLogs: process.env.RELIABILITY_LOGS === '1' });
-  process.once('SIGINT', () => void suite.stop().finally(() => servers.stop()).finally(() => process.exit(130)));
+  // started when the first scenario that runs on it asks for it
+  let suite: Promise<SuiteStack> | undefined;
+  const stopStack = async () => (await suite)?.stop();
+  const runStack = () => {
+    if (suite === undefined) {
+      console.error(`${new Date().toISOString()} starting the stack`);
+      suite = startSuiteStack(servers, { echoLogs: process.env.RELIABILITY_LOGS === '1' });
+      process.once('SIGINT', () => void stopStack().finally(() => servers.stop()).finally(() => process.exit(130)));
+    }
+    return suite;
+  };
   try {
     for (const name of selected) {
       console.error(`${new Date().toISOString()} ${name}: running`);
-      const report = await SCENARIOS[name]!(suite, 'full');
+      const report = await SCENARIOS[name]!(runStack, 'full');
       reports.push(report);
       console.log(`\n${formatReport(report)}`);
     }
   } finally {
-    await suite.stop();
+    await stopStack();
   }
   console.log(`\n${formatSummary(reports)}`);
 } finally {

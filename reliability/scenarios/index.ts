@@ -6,14 +6,15 @@ import { races } from './races.ts';
 import { serversRestarted } from './servers-restarted.ts';
 import { tenantsAndAuth } from './tenants-and-auth.ts';
 
-export type Scenario = (suite: SuiteStack, size: Size) => Promise<ScenarioReport>;
+/** A scenario at a size; it asks for the run's stack, which starts when the first scenario needs it. */
+export type Scenario = (runStack: () => Promise<SuiteStack>, size: Size) => Promise<ScenarioReport>;
 
 /** Every scenario by the name `npm run reliability -- <name>` selects, in the order a run takes them. */
 export const SCENARIOS: Record<string, Scenario> = {
-  'hostile-input': hostileInput,
-  races,
-  'tenants-and-auth': tenantsAndAuth,
-  'crash-under-load': crashUnderLoad,
+  'hostile-input': async (runStack, size) => hostileInput(await runStack(), size),
+  races: async (runStack, size) => races(await runStack(), size),
+  'tenants-and-auth': async (runStack) => tenantsAndAuth(await runStack()),
+  'crash-under-load': async (runStack, size) => crashUnderLoad(await runStack(), size),
   // on servers of its own, which it stops: the run's stack is not used
-  'servers-restarted': (_suite, size) => serversRestarted(size),
+  'servers-restarted': (_runStack, size) => serversRestarted(size),
 };
