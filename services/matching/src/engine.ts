@@ -43,12 +43,6 @@ interface Stored {
   json: string | undefined;
 }
 
-/** An output as the engine has it now, by availability id: no body when it went. */
-interface Output<Body> {
-  key: string;
-  body: Body | undefined;
-}
-
 /** One tenant on this replica: its matching once loaded, what is stored of its outputs, and the work in hand. */
 interface TenantSlot {
   partition: number;
@@ -171,8 +165,8 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
 
   /**
    * Writes what changed, in an order that keeps every stored combination following its stored snapshot
-   * and no transport resource in two: first the combinations that went, then the new and changed
-   * snapshots, then the new and changed combinations beside the snapshots that went.
+   * and no transport resource in two: first the combinations that went, then the snapshots, then the
+   * new and changed combinations. A combination a reader sees thus vouches for every snapshot of its batch.
    */
   async function write(tenant: string, slot: TenantSlot, matching: TenantMatching, touched: Touched): Promise<void> {
     const combinations = [...touched.combinations].map((id) => {
@@ -183,14 +177,9 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       const snapshot = matching.availableEmployee(id);
       return { key: id, body: snapshot && availableEmployeeFields(snapshot) };
     });
-    const [goneCombinations, liveCombinations] = partitionByLive(combinations);
-    const [goneSnapshots, liveSnapshots] = partitionByLive(snapshots);
-    await sync(outputs.combinations, slot.stored.combinations, tenant, goneCombinations);
-    await sync(outputs.availableEmployees, slot.stored.snapshots, tenant, liveSnapshots);
-    await Promise.all([
-      sync(outputs.combinations, slot.stored.combinations, tenant, liveCombinations),
-      sync(outputs.availableEmployees, slot.stored.snapshots, tenant, goneSnapshots),
-    ]);
+    await sync(outputs.combinations, slot.stored.combinations, tenant, combinations.filter(({ body }) => body === undefined));
+    await sync(outputs.availableEmployees, slot.stored.snapshots, tenant, snapshots);
+    await sync(outputs.combinations, slot.stored.combinations, tenant, combinations.filter(({ body }) => body !== undefined));
   }
 
   async function release(partition: number): Promise<void> {
@@ -243,17 +232,12 @@ function knownStateOf<Body>({ state, json }: Stored): KnownState<Body> {
   return 'tombstone' in state ? state : { ...state, body: JSON.parse(json as string) as Body };
 }
 
-/** The outputs that went (no body) and those that are live. */
-function partitionByLive<Body>(outputs: readonly Output<Body>[]): [Output<Body>[], Output<Body>[]] {
-  return [outputs.filter(({ body }) => body === undefined), outputs.filter(({ body }) => body !== undefined)];
-}
-
 /** Brings stored outputs to their bodies (absent: none), writing only those that differ from what is stored. */
 async function sync<Body>(
   collection: ResourceCollection<Body>,
   stored: Map<string, Stored>,
   tenant: string,
-  outputs: readonly Output<Body>[],
+  outputs: readonly { key: string; body: Body | undefined }[],
 ): Promise<void> {
   const changed = outputs.filter(({ key, body }) => stored.get(key)?.json !== (body === undefined ? undefined : JSON.stringify(body)));
   if (changed.length === 0) return;

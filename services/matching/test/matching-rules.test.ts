@@ -64,7 +64,7 @@ async function snapshotOf(tenant: string, availabilityId: string): Promise<Avail
   return response.body as unknown as AvailableEmployeeBody;
 }
 
-/** The snapshot once every event published so far has been handled (an event's writes land side by side). */
+/** The snapshot once every event published so far has been handled (the engine writes a batch's snapshots before its combinations). */
 async function settledSnapshot(tenant: string, availabilityId: string): Promise<AvailableEmployeeBody | undefined> {
   await settle(tenant);
   return snapshotOf(tenant, availabilityId);
