@@ -31,6 +31,7 @@ const FORMATS: Record<string, FormatDefinition<string>> = {
   // ajv-formats' duration refuses PT0.5S and P1W2D and accepts P1M (PRACTICES).
   duration: { type: 'string', validate: (text) => parseDuration(text) !== undefined },
   'business-id': { type: 'string', validate: businessId },
+  'idempotency-key': { type: 'string', validate: /^[\x21-\x7E]{1,255}$/ },
 };
 
 /**

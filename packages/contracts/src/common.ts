@@ -79,6 +79,23 @@ export const PageQuery = Type.Object(
 );
 export type PageQuery = Static<typeof PageQuery>;
 
+/**
+ * Headers of a create (POST): an optional Idempotency-Key (draft-ietf-httpapi-idempotency-key-header), so
+ * that an integrator whose create got no answer, or a 503, can send it again without creating twice.
+ */
+export const CreateHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      format: 'idempotency-key',
+      description:
+        'Makes a retried create safe: within 24 hours, the same key with the same body creates nothing more and answers ' +
+        'with what the first created (201, its Location, `Idempotent-Replayed: true`); with another body, 422. ' +
+        '1 to 255 visible ASCII characters, such as a UUID; a key belongs to one list (one parent, one tenant).',
+    }),
+  ),
+});
+export type CreateHeaders = Static<typeof CreateHeaders>;
+
 /** `from` and `until` of a list or bulk delete by time (spec: Conventions 5): either may be absent. */
 export const TimeRangeQuery = Type.Object(
   {

@@ -60,8 +60,10 @@ export { installGracefulShutdown, type GracefulShutdownOptions, type ShutdownSte
 export { parseTimeRange, type TimeRange } from './time-range.js';
 export {
   assertParentExists,
+  idempotencyKeyOf,
   parentScope,
   readSubResource,
+  replyCreated,
   serveSubResourceItem,
   spanOverlapping,
   subResourceUrl,

@@ -1,8 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Problem, type TimeRangeQuery } from '@rm/contracts';
-import { overlapping, type IndexedFilter, type Resource, type ResourceCollection, type ResourceId, type Scope } from '@rm/store';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Problem, type CreateHeaders, type TimeRangeQuery } from '@rm/contracts';
+import {
+  overlapping,
+  type IdempotentCreated,
+  type IndexedFilter,
+  type Resource,
+  type ResourceCollection,
+  type ResourceId,
+  type Scope,
+} from '@rm/store';
 import { NotFound } from './errors.js';
-import { parseIfMatch, replyDeleted, replyRead, resourceUrl } from './http.js';
+import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from './http.js';
 import { parseTimeRange } from './time-range.js';
 
 /** The resource that sub-resources hang under in paths (`/employee/{employee_id}/availability/…`). */
@@ -51,6 +59,27 @@ export function spanOverlapping(query: TimeRangeQuery): IndexedFilter {
 /** Absolute URI of a sub-resource: `{parent path}/{parent id}/{segment}/{id}`. */
 export function subResourceUrl(request: FastifyRequest, parent: SubResourceParent, { parent: key }: Required<Scope>, segment: string, id: string): string {
   return resourceUrl(request, `${parent.path}/${key}/${segment}/${id}`);
+}
+
+/** The Idempotency-Key of a create, as its route's `CreateHeaders` schema let it through. */
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  return (request.headers as CreateHeaders)['idempotency-key'];
+}
+
+/**
+ * The answer to a create (POST) of a sub-resource, as replyWritten gives it: 201 with its Location; the
+ * answer to a retried Idempotency-Key says so in `Idempotent-Replayed`.
+ */
+export function replyCreated<Body>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { parent, scope, segment }: { parent: SubResourceParent; scope: Required<Scope>; segment: string },
+  { resource, replayed }: IdempotentCreated<Body>,
+  body: unknown,
+): FastifyReply {
+  if (replayed) reply.header('Idempotent-Replayed', 'true');
+  const location = subResourceUrl(request, parent, scope, segment, resource.key);
+  return replyWritten(reply, { status: 201, body, version: resource.version, location });
 }
 
 export interface SubResourceItemOptions<Body> {

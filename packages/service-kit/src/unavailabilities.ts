@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  CreateHeaders,
   decideUnavailability,
   Problem,
   TimeRangeQuery,
@@ -13,7 +14,9 @@ import { ValidationProblem } from './errors.js';
 import { parseIfMatch, replyWritten } from './http.js';
 import {
   assertParentExists,
+  idempotencyKeyOf,
   parentScope,
+  replyCreated,
   serveSubResourceItem,
   spanOverlapping,
   subResourceUrl,
@@ -70,6 +73,7 @@ export interface UnavailabilityRoutesOptions {
 type ItemParams = { unavailability_id: string };
 const SEGMENT = 'unavailability';
 const problems = { 400: Problem, 404: Problem, 412: Problem };
+const createProblems = { 400: Problem, 404: Problem, 409: Problem, 422: Problem };
 
 /**
  * `{parent}/{id}/unavailability…` (spec: Employee unavailabilities, Transport resource
@@ -102,17 +106,12 @@ export const unavailabilityRoutes: FastifyPluginAsync<UnavailabilityRoutesOption
 
   app.post<{ Body: UnavailabilityInput }>(
     listPath,
-    { schema: { params: params.list, body: schemas.Body, response: { 201: schemas.Resource, ...problems } } },
+    { schema: { params: params.list, headers: CreateHeaders, body: schemas.Body, response: { 201: schemas.Resource, ...createProblems } } },
     async (request, reply) => {
       const unavailability = decide(request.body);
       const scope = parentScope(request, parent);
-      const created = await unavailabilities.create(scope, unavailability);
-      return replyWritten(reply, {
-        status: 201,
-        body: represent(created),
-        version: created.version,
-        location: subResourceUrl(request, parent, scope, SEGMENT, created.key),
-      });
+      const created = await unavailabilities.createOnce(scope, unavailability, { idempotencyKey: idempotencyKeyOf(request) });
+      return replyCreated(request, reply, { parent, scope, segment: SEGMENT }, created, represent(created.resource));
     },
   );
 

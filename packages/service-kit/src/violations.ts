@@ -20,6 +20,7 @@ const FORMAT_HINTS: Record<string, string> = {
   duration: 'an ISO 8601 duration in weeks, days, hours, minutes or seconds, like PT8H or P1DT30M',
   uuid: 'a UUID',
   'business-id': 'a business id of 1 to 512 characters from a-z, A-Z, 0-9 and .~-_',
+  'idempotency-key': '1 to 255 visible ASCII characters, such as a UUID',
 };
 
 const TYPE_NAMES: Record<string, string> = {

@@ -73,6 +73,8 @@ interface GuardState {
 export interface GuardView {
   /** The parent may be gone: no guard yet, or one sealed by the parent's cascade. */
   parentMayBeGone: boolean;
+  /** Whether a live item of the parent has this key (always false without a guard, which knows none). */
+  holds(key: string): boolean;
 }
 
 export const GUARDS_COLLECTION = 'guards';
@@ -191,7 +193,9 @@ export function createGuard<Body, Summary>(
         let items: GuardItem<unknown>[];
         try {
           // Decided on the items as the guard's last commit left them.
-          writes = await decide({ parentMayBeGone: current === null || current.sealed });
+          const held = current?.items ?? [];
+          const holds = (key: string) => held.some((item) => item.key === key);
+          writes = await decide({ parentMayBeGone: current === null || current.sealed, holds });
           items = itemsAfter(current?.items ?? [], writes);
         } catch (error) {
           // a refusal decided on a remembered guard is only final once the database confirms it

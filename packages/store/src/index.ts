@@ -32,6 +32,13 @@ export { APPLIED_VERSIONS_COLLECTION } from './applied-versions.js';
 export { createDocumentLocks, type DocumentLocks } from './document-locks.js';
 export { inWaves } from './in-waves.js';
 export { setIfNewer } from './newer-state.js';
+export {
+  IDEMPOTENCY_KEY_TTL_MS,
+  IDEMPOTENCY_KEYS_COLLECTION,
+  IdempotencyKeyReusedError,
+  IdempotentResourceGoneError,
+  type IdempotentCreated,
+} from './idempotent-creates.js';
 export { GUARDS_COLLECTION, type GuardDefinition, type GuardDocument, type GuardItem, type GuardView } from './guard.js';
 export {
   newKey,

@@ -26,6 +26,7 @@ import {
 } from './errors.js';
 import type { EventBuilder } from './event-builder.js';
 import type { Guard, GuardDefinition, GuardView } from './guard.js';
+import type { IdempotencyKeys, IdempotentCreated } from './idempotent-creates.js';
 import { inWaves } from './in-waves.js';
 import type { ItemWrite, ItemWriter } from './item-writes.js';
 
@@ -114,6 +115,16 @@ export interface ResourceCollection<Body> {
    */
   create(scope: Scope, body: Body, key?: string): Promise<Resource<Body>>;
   /**
+   * Creates as `create` (default: create()) does under the key it is given, at most once per idempotency
+   * key of the list while the key is remembered (IdempotencyKeys.createOnce): the same key and body again
+   * return what the first use created (`replayed`), another body is a 422. Without a key it just creates.
+   */
+  createOnce(
+    scope: Scope,
+    body: Body,
+    options: { idempotencyKey: string | undefined; create?: (key: string) => Promise<Resource<Body>> },
+  ): Promise<IdempotentCreated<Body>>;
+  /**
    * Creates or replaces (`upsert`, the default), or replaces only (`update`: 404 when missing). An
    * unchanged body writes nothing and keeps the version.
    */
@@ -147,6 +158,7 @@ export interface CollectionParts<Body> {
   buildEvent: EventBuilder<Body>;
   writer: ItemWriter<Body>;
   guard: Guard<Body> | undefined;
+  idempotencyKeys: IdempotencyKeys;
 }
 
 /** The key of a resource yet to be created: a UUIDv7, which no existing resource has. */
@@ -166,7 +178,7 @@ const MAX_INTENT_EVENT_BYTES = 8 * 1024 ** 2;
 export function createResourceCollection<Body>(
   db: Db,
   definition: CollectionDefinition<Body>,
-  { locks, buildEvent, writer, guard }: CollectionParts<Body>,
+  { locks, buildEvent, writer, guard, idempotencyKeys }: CollectionParts<Body>,
 ): ResourceCollection<Body> {
   const { name, events, indexed, parent, tombstones = 'keep', cascadeTo = [] } = definition;
   const scopedByParent = parent !== undefined || definition.scopedByParent === true;
@@ -193,7 +205,7 @@ export function createResourceCollection<Body>(
   ): Promise<ItemWrite<Body>[]> {
     if (guard !== undefined) return guard.commit(scope, decide, options);
     return locks.exclusiveAll(ids.map((id) => lockKey(name, id)), async () => {
-      const writes = await decide({ parentMayBeGone: true });
+      const writes = await decide({ parentMayBeGone: true, holds: () => false });
       if (writes.length <= 1) return writes[0] !== undefined && (await writer.applyOne(writes[0])) ? writes : [];
       return writer.applyMany(writes);
     });
@@ -268,15 +280,25 @@ export function createResourceCollection<Body>(
     checkScope(scope);
     const id = { ...scope, key };
     const write = liveWrite(id, null, body, new Date());
-    // A fresh UUIDv7 cannot exist yet: no read first, and nothing to retry.
+    // A fresh UUIDv7 cannot exist yet: no read first, and nothing to retry. A key given again (an
+    // idempotent create's retry) is refused where the parent's guard knows it.
     const [applied] = await orUnavailable(() =>
       commit(scope, [write._id], async (view) => {
         await checkParent(scope, view);
+        if (view.holds(key)) throw new ConcurrentWriteError(entity, key);
         return [write];
       }),
     );
     if (applied === undefined) throw new ConcurrentWriteError(entity, id.key);
     return resultOf(write, body).resource;
+  }
+
+  type CreateOnceOptions = Parameters<ResourceCollection<Body>['createOnce']>[2];
+  async function createOnce(scope: Scope, body: Body, options: CreateOnceOptions): Promise<IdempotentCreated<Body>> {
+    const { idempotencyKey, create: createUnder = (key: string) => create(scope, body, key) } = options;
+    checkScope(scope);
+    if (idempotencyKey === undefined) return { resource: await createUnder(newKey()), replayed: false };
+    return idempotencyKeys.createOnce({ name, entity, get }, scope, { idempotencyKey, body, newKey: newKey() }, createUnder);
   }
 
   async function put(id: ResourceId, body: Body, options: { ifMatch?: IfMatch; mode?: 'upsert' | 'update' } = {}): Promise<WriteResult<Body>> {
@@ -542,6 +564,7 @@ export function createResourceCollection<Body>(
     list,
     find,
     create,
+    createOnce,
     put,
     remove,
     writeKnown,

@@ -7,6 +7,7 @@ import type { StoredDocument } from './document.js';
 import { StoreUsageError } from './errors.js';
 import { createEventBuilder } from './event-builder.js';
 import { createGuard, GUARDS_COLLECTION, NO_INVARIANT, type Guard, type GuardDefinition } from './guard.js';
+import { createIdempotencyKeys, IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENCY_KEYS_COLLECTION } from './idempotent-creates.js';
 import { declareIndexes } from './indexes.js';
 import { createItemWriter } from './item-writes.js';
 import { createOutboxStore, tidyEmptyOutboxes } from './outbox-store.js';
@@ -31,6 +32,7 @@ export interface MaintenanceReport {
   intentsFinished: number;
   cascadesFinished: number;
   tombstonesPurged: number;
+  idempotencyKeysExpired: number;
   outboxesTidied: number;
 }
 
@@ -68,6 +70,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
   const collections = new Map<string, { collection: ResourceCollection<unknown>; guard: Guard<unknown> | undefined; purge: boolean }>();
   const plainIndexes = new Map<string, IndexDescription[]>();
   const outbox = createOutboxStore(db, { collections: () => [...collections.keys()], locks });
+  const idempotencyKeys = createIdempotencyKeys(db);
 
   function collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body> {
     if (collections.has(definition.name)) throw new StoreUsageError(`collection ${definition.name} is defined twice`);
@@ -85,7 +88,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
     // each event is checked against its entity's contract when it is written (STYLE 7)
     const validate = createEventValidator([definition.events]);
     const buildEvent = createEventBuilder({ events: definition.events, represent: definition.represent, validate, maxEventBytes });
-    const created = createResourceCollection(db, definition, { locks, buildEvent, writer, guard });
+    const created = createResourceCollection(db, definition, { locks, buildEvent, writer, guard, idempotencyKeys });
     collections.set(definition.name, {
       collection: created as ResourceCollection<unknown>,
       guard: guard as Guard<unknown> | undefined,
@@ -134,6 +137,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
     async declareIndexes() {
       for (const [name, { collection: declared }] of collections) await declareIndexes(db.collection(name), declared.indexDescriptions);
       await declareIndexes(db.collection(GUARDS_COLLECTION), [{ key: { collection: 1, updated_at: 1 }, name: 'stale_intents' }]);
+      await declareIndexes(db.collection(IDEMPOTENCY_KEYS_COLLECTION), [{ key: { at: 1 }, name: 'expiry' }]);
       for (const [name, indexes] of plainIndexes) await declareIndexes(db.collection(name), indexes);
     },
     async maintain() {
@@ -149,6 +153,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
         intentsFinished,
         cascadesFinished,
         tombstonesPurged: await purgeTombstones(new Date(now - tombstoneGraceMs)),
+        idempotencyKeysExpired: await idempotencyKeys.expire(new Date(now - IDEMPOTENCY_KEY_TTL_MS)),
         outboxesTidied: now - tidiedAt < tidyIntervalMs ? 0 : await tidy(now),
       };
     },

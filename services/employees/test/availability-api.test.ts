@@ -243,3 +243,61 @@ describe('lists and bulk deletes by range', () => {
     expect(await list(employeeId)).toHaveLength(3);
   });
 });
+
+describe('creates with an Idempotency-Key', () => {
+  const keyed = (key: string) => ({ 'idempotency-key': key });
+
+  it('answers a retry with the same key and body as the first: 201, the same availability and Location, replayed; one exists', async () => {
+    const employeeId = await employee();
+    const first = await post(employeeId, shift(8), keyed('retry-1'));
+    // the same body written otherwise: the same instant at another offset, fields in another order
+    const again = await post(employeeId, { max_duration: 'PT1H', earliest_start: '2026-03-02T09:00:00+01:00' }, keyed('retry-1'));
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers.location).toBe(first.headers.location);
+    expect(json(again)).toEqual(json(first));
+    expect(await list(employeeId)).toHaveLength(1);
+  });
+
+  it('creates one of twenty creates with one key sent at once, and answers each with it', async () => {
+    const employeeId = await employee();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => post(employeeId, shift(8), keyed('retry-race'))));
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(201));
+    expect(new Set(responses.map((response) => response.headers.location)).size).toBe(1);
+    expect(await list(employeeId)).toHaveLength(1);
+  });
+
+  it('refuses the key with another body: 422 problem+json naming the key, creating nothing', async () => {
+    const employeeId = await employee();
+    await post(employeeId, shift(8), keyed('retry-2'));
+    const refused = await post(employeeId, shift(12), keyed('retry-2'));
+    expect(refused.statusCode).toBe(422);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(json(refused).detail).toContain("Idempotency-Key 'retry-2'");
+    expect(await list(employeeId)).toHaveLength(1);
+  });
+
+  it('refuses a retry once the availability it created was deleted: 409, creating nothing', async () => {
+    const employeeId = await employee();
+    const first = json<{ id: string }>(await post(employeeId, shift(8), keyed('retry-3')));
+    expect((await harness.app.inject({ method: 'DELETE', url: url(employeeId, `/${first.id}`), headers })).statusCode).toBe(204);
+    const refused = await post(employeeId, shift(8), keyed('retry-3'));
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused)).toMatchObject({ conflicting_id: first.id });
+    expect(await list(employeeId)).toHaveLength(0);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['longer than 255 characters', 'k'.repeat(256)],
+    ['with a space', 'two words'],
+  ])('refuses a key that is %s: 400 naming the header, creating nothing', async (_case, key) => {
+    const employeeId = await employee();
+    const refused = await post(employeeId, shift(8), keyed(key));
+    expect(refused.statusCode).toBe(400);
+    expect(json(refused).violations).toEqual([expect.objectContaining({ field: 'idempotency-key' })]);
+    expect(await list(employeeId)).toHaveLength(0);
+  });
+});

@@ -67,6 +67,18 @@ describe('POST /employee/{employee_id}/unavailability', () => {
     expect(json(response)).toMatchObject({ from: '2024-05-01T08:00:00Z', to: '2024-05-01T13:30:00Z' });
     expect(json(await get(String(json(response).id)))).toMatchObject({ from: '2024-05-01T08:00:00Z', to: '2024-05-01T13:30:00Z' });
   });
+
+  it('creates once per Idempotency-Key: a retry answers with the same unavailability, replayed; another body is a 422', async () => {
+    const employee = 'emp-away-keyed';
+    await putEmployee(employee);
+    const keyed = { 'idempotency-key': 'away-retry' };
+    const first = await post(away('08:00', '10:00'), keyed, employee);
+    const again = await post(away('08:00', '10:00'), keyed, employee);
+    expect(first.statusCode).toBe(201);
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.headers.location]).toEqual([201, 'true', first.headers.location]);
+    expect((await post(away('08:00', '11:00'), keyed, employee)).statusCode).toBe(422);
+    expect(json<unknown[]>(await list({}, employee))).toHaveLength(1);
+  });
 });
 
 describe('GET /employee/{employee_id}/unavailability by range', () => {

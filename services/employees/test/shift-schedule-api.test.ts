@@ -88,6 +88,18 @@ describe('POST /employee/{employee_id}/shift-schedule', () => {
     expect(response.headers['preference-applied']).toBe('return=minimal');
     expect(response.headers.location).toMatch(new RegExp(`/employee/${EMPLOYEE}/shift-schedule/[0-9a-f-]{36}$`));
   });
+
+  it('creates once per Idempotency-Key: a retry answers with the same schedule, replayed; another body is a 422', async () => {
+    const employee = 'emp-schedules-keyed';
+    await harness.app.inject({ method: 'PUT', url: `${BASE}/employee/${employee}`, headers: alice, payload: employeeBody() });
+    const keyed = { 'idempotency-key': 'schedule-retry' };
+    const first = await post(schedule([day]), keyed, employee);
+    const again = await post(schedule([day]), keyed, employee);
+    expect(first.statusCode).toBe(201);
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.headers.location]).toEqual([201, 'true', first.headers.location]);
+    expect((await post({ ...schedule([day]), name: 'Late' }, keyed, employee)).statusCode).toBe(422);
+    expect(json<unknown[]>(await send('GET', schedulesUrl(employee)))).toHaveLength(1);
+  });
 });
 
 describe('GET /employee/{employee_id}/shift-schedule', () => {

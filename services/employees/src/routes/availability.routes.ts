@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  CreateHeaders,
   AVAILABILITY_EVENTS,
   Availability,
   AvailabilityBody,
@@ -14,9 +15,11 @@ import {
 } from '@rm/contracts';
 import {
   assertParentExists,
+  idempotencyKeyOf,
   parentScope,
   parseIfMatch,
   replyDeleted,
+  replyCreated,
   replyWritten,
   serveSubResourceItem,
   spanOverlapping,
@@ -24,7 +27,7 @@ import {
   ValidationProblem,
   type HomeBaseClaims,
 } from '@rm/service-kit';
-import { entityId, newKey, type Scope } from '@rm/store';
+import { entityId, type Scope } from '@rm/store';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
@@ -57,21 +60,28 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
 
   app.post<{ Params: Params; Body: AvailabilityInput }>(
     '/employee/:employee_id/availability',
-    { schema: { params: EmployeeParams, body: AvailabilityBody, response: { 201: Availability, ...problems } } },
+    {
+      schema: {
+        params: EmployeeParams,
+        headers: CreateHeaders,
+        body: AvailabilityBody,
+        response: { 201: Availability, ...problems, 422: Problem },
+      },
+    },
     async (request, reply) => {
       const decision = decideAvailability(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
-      const key = newKey();
-      const { resource: created } = await homeBases.write(request, referrerOf(scope, key), decision.availability, async () => ({
-        resource: await availabilities.create(scope, decision.availability, key),
-      }));
-      return replyWritten(reply, {
-        status: 201,
-        body: toAvailability(created),
-        version: created.version,
-        location: subResourceUrl(request, employee, scope, SEGMENT, created.key),
+      const created = await availabilities.createOnce(scope, decision.availability, {
+        idempotencyKey: idempotencyKeyOf(request),
+        create: async (key) => {
+          const claimed = await homeBases.write(request, referrerOf(scope, key), decision.availability, async () => ({
+            resource: await availabilities.create(scope, decision.availability, key),
+          }));
+          return claimed.resource;
+        },
       });
+      return replyCreated(request, reply, { parent: employee, scope, segment: SEGMENT }, created, toAvailability(created.resource));
     },
   );
 

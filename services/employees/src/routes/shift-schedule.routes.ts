@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  CreateHeaders,
   SHIFT_SCHEDULE_EVENTS,
   EmployeeItemParams,
   EmployeeParams,
@@ -14,15 +15,17 @@ import {
 } from '@rm/contracts';
 import {
   assertParentExists,
+  idempotencyKeyOf,
   parentScope,
   parseIfMatch,
+  replyCreated,
   replyWritten,
   serveSubResourceItem,
   subResourceUrl,
   ValidationProblem,
   type HomeBaseClaims,
 } from '@rm/service-kit';
-import { entityId, newKey, type Scope, type Resource } from '@rm/store';
+import { entityId, type Scope, type Resource } from '@rm/store';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
@@ -63,21 +66,28 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
 
   app.post<{ Params: Params; Body: ShiftScheduleInput }>(
     '/employee/:employee_id/shift-schedule',
-    { schema: { params: EmployeeParams, body: ShiftScheduleBody, response: { 201: WrittenShiftSchedule, ...problems } } },
+    {
+      schema: {
+        params: EmployeeParams,
+        headers: CreateHeaders,
+        body: ShiftScheduleBody,
+        response: { 201: WrittenShiftSchedule, ...problems, 422: Problem },
+      },
+    },
     async (request, reply) => {
       const decision = decideShiftSchedule(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
-      const key = newKey();
-      const { resource: created } = await homeBases.write(request, referrerOf(scope, key), decision.schedule, async () => ({
-        resource: await schedules.create(scope, decision.schedule, key),
-      }));
-      return replyWritten(reply, {
-        status: 201,
-        body: writtenSchedule(created),
-        version: created.version,
-        location: subResourceUrl(request, employee, scope, SEGMENT, created.key),
+      const created = await schedules.createOnce(scope, decision.schedule, {
+        idempotencyKey: idempotencyKeyOf(request),
+        create: async (key) => {
+          const claimed = await homeBases.write(request, referrerOf(scope, key), decision.schedule, async () => ({
+            resource: await schedules.create(scope, decision.schedule, key),
+          }));
+          return claimed.resource;
+        },
       });
+      return replyCreated(request, reply, { parent: employee, scope, segment: SEGMENT }, created, writtenSchedule(created.resource));
     },
   );
 
