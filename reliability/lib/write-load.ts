@@ -1,7 +1,8 @@
 // Writes at a steady rate through the gateway while a scenario takes something away (a service, a
-// server), and the checks afterwards: every acknowledged write reads back, every stored availability
-// has exactly one snapshot in the matching engine, and the other consumers hold every resource's last
-// version. Shared by crash-under-load and servers-restarted.
+// server), creating availabilities with an Idempotency-Key that each create is retried with while its
+// outcome is unknown; and the checks afterwards: every acknowledged write reads back, no availability is
+// created twice, every stored availability has exactly one snapshot in the matching engine, and the other
+// consumers hold every resource's last version. Shared by crash-under-load and servers-restarted.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { apiClient, idFromLocation, type ApiClient } from './api.ts';
@@ -12,6 +13,9 @@ import { BASE_PATH, type ServiceName, type SuiteStack, type SuiteTenant } from '
 
 export const WRITERS = 4;
 export const PAUSE_MS = 200;
+/** An availability's create is sent again with its Idempotency-Key while its outcome is unknown, at most so often. */
+const CREATE_ATTEMPTS = 60;
+const CREATE_RETRY_PAUSE_MS = 500;
 /** The engine has converged when its lists stayed the same this long; it has at most CONVERGE_MS. */
 const STABLE_MS = 3_000;
 /**
@@ -59,7 +63,10 @@ export interface WriteLoad {
   slowest: number;
   /** Stops the writers and waits for their last requests. */
   stop(): Promise<void>;
-  /** (a) Reads back every acknowledged write; returns how many were lost (each a finding). */
+  /**
+   * (a) Reads back every acknowledged write; returns how many were lost (each a finding). Every availability
+   * stored that no create acknowledged is a finding too (created twice).
+   */
   readBack(): Promise<number>;
   /**
    * (b) Once the engine has converged, every stored availability has exactly one snapshot, with its window
@@ -92,6 +99,11 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
   const transportResources = new Map<string, Upserted>();
   const availabilities: Availability[] = [];
   const slots = new Map<string, number>();
+  /** Creates acknowledged only after a retry, and those still unknown after every attempt. */
+  let retriedCreates = 0;
+  let unfinishedCreates = 0;
+  /** Availabilities stored that no create acknowledged (readBack). */
+  let duplicates = 0;
   let hung = 0;
   let slowest = 0;
 
@@ -107,10 +119,10 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
   };
 
   /** One write; a status of 0 when no answer came (the connection was refused or closed). */
-  async function write(owners: readonly ServiceName[], method: string, path: string, body: unknown) {
+  async function write(owners: readonly ServiceName[], method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
     const sentAt = Date.now();
     // a refused connection (the gateway down, or the token endpoint with it) throws
-    const response = await api.call(method, path, body).catch(() => undefined);
+    const response = await api.call(method, path, body, headers).catch(() => undefined);
     const status = response?.status ?? 0;
     const waited = Date.now() - sentAt;
     slowest = Math.max(slowest, waited);
@@ -172,12 +184,35 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
         // each employee's availabilities a day apart, so that none overlap
         const slot = slots.get(employee) ?? 0;
         slots.set(employee, slot + 1);
-        const body = bodies.availability(slot * 24);
-        const { status, id } = await write(['employees'], 'POST', `/employee/${employee}/availability`, body);
-        if (status === 201) availabilities.push({ employee, id, body });
+        await createAvailability(employee, bodies.availability(slot * 24), `${prefix}-a-${index}-${step}`);
       }
       await sleep(PAUSE_MS);
     }
+  }
+
+  /**
+   * Creates an availability as an integrator who must not lose it would: sent again with the same
+   * Idempotency-Key while its outcome is unknown (a 503, or no answer), so that it is created once.
+   */
+  async function createAvailability(employee: string, body: Availability['body'], idempotencyKey: string): Promise<void> {
+    for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt += 1) {
+      const path = `/employee/${employee}/availability`;
+      const { status, id } = await write(['employees'], 'POST', path, body, { 'idempotency-key': idempotencyKey });
+      if (status === 201) {
+        availabilities.push({ employee, id, body });
+        if (attempt > 1) retriedCreates += 1;
+        return;
+      }
+      // another answer says that nothing was created (a finding if it is not a refusal the scenario expects)
+      if (status !== 503 && status !== 0) return;
+      await sleep(CREATE_RETRY_PAUSE_MS);
+    }
+    unfinishedCreates += 1;
+    findings.push({
+      rule: 'a create retried with its Idempotency-Key is answered',
+      request: `POST /employee/${employee}/availability`,
+      excerpt: `no 201 after ${CREATE_ATTEMPTS} attempts ${CREATE_RETRY_PAUSE_MS} ms apart`,
+    });
   }
 
   let writing = true;
@@ -207,6 +242,7 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
         }
       }
     }
+    duplicates = await createdTwice();
     for (const { employee, id, body } of availabilities) {
       const response = await api.call('GET', `/employee/${employee}/availability/${id}`);
       const stored = (parseJson(response.body) ?? {}) as Item;
@@ -216,6 +252,29 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
       }
     }
     return lostWrites;
+  }
+
+  /**
+   * Availabilities stored that no create acknowledged: a retried create that made a second one. Each is a
+   * finding; none can be told apart while a create's outcome is still unknown.
+   */
+  async function createdTwice(): Promise<number> {
+    if (unfinishedCreates > 0) return 0;
+    const acknowledged = new Set(availabilities.map(({ id }) => id));
+    const stored = await storedAvailabilities(await suite.token(tenant));
+    let extra = 0;
+    for (const [employee, items] of stored) {
+      for (const item of items.filter(({ id }) => !acknowledged.has(String(id)))) {
+        extra += 1;
+        findings.push({
+          rule: 'a create retried with its Idempotency-Key is applied once',
+          request: `GET /employee/${employee}/availability`,
+          status: 200,
+          excerpt: `availability ${String(item.id)} at ${String(item.earliest_start)} was not acknowledged to any create`,
+        });
+      }
+    }
+    return extra;
   }
 
   async function checkConsumers(): Promise<number> {
@@ -355,6 +414,8 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
           'acknowledged resources (employees, transport resources, availabilities)',
           `${acked(employees)}, ${acked(transportResources)}, ${availabilities.length}`,
         ],
+        ['availability creates acknowledged after a retry with their Idempotency-Key', retriedCreates],
+        ['availabilities created twice', unfinishedCreates > 0 ? 'not known: a create went unanswered' : duplicates],
         ['lost writes', lostWrites],
       ];
     },

@@ -109,10 +109,12 @@ export async function crashUnderLoad(suite: SuiteStack, size: Size): Promise<Sce
     name: 'crash-under-load',
     did:
       `${WRITERS} writers through the gateway (one request each every ${PAUSE_MS} ms or so) put employees (new and updates), ` +
-      'availabilities (a day apart per employee) and transport resources (new and updates, costing 1 to 4; every third ' +
+      'availabilities (a day apart per employee; a create without an answer or with a 503 sent again with its ' +
+      'Idempotency-Key) and transport resources (new and updates, costing 1 to 4; every third ' +
       'version at a home base, some employees linked to a transport resource), while each of ' +
       `${KILLED[size].join(', ')} in turn was killed with SIGKILL, started again ${DOWN_MS / 1000} s later and left ` +
-      `${WRITE_MS[size] / 1000} s of writing. Then every acknowledged write was read back, the matching engine's snapshots were ` +
+      `${WRITE_MS[size] / 1000} s of writing. Then every acknowledged write was read back, every stored availability checked ` +
+      "to be an acknowledged one, the matching engine's snapshots were " +
       "compared with the stored availabilities once its lists stayed the same for 3 s, the deployments and home-bases services' " +
       'copies with the last version of every employee and transport resource, and its combinations with those of a second ' +
       'matching process on an empty database replaying the streams from the start (by availability and by objective).',

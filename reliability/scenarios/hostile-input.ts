@@ -210,6 +210,8 @@ function validDraft(operation: Operation, random: Random, known: Map<string, str
       { 'x-forwarded-for': `10.${random.int(0, 255)}.${random.int(0, 255)}.${random.int(1, 254)}` }
     : { authorization: `Bearer ${token}` };
   if ((operation.method === 'PUT' || operation.method === 'DELETE') && random.chance(0.2)) headers['if-match'] = `W/"${random.int(1, 3)}"`;
+  // a few keys, so that creates are replayed, and refused when a key comes back with another body
+  if (operation.method === 'POST' && !tokenEndpoint && random.chance(0.2)) headers['idempotency-key'] = `key-${random.int(1, 5)}`;
   if (operation.body === undefined) return { method: operation.method, segments, query, headers, note: '' };
   headers['content-type'] = tokenEndpoint ? 'application/x-www-form-urlencoded' : 'application/json';
   return { method: operation.method, segments, query, headers, body: sampleValue(operation.body, random), note: '' };
@@ -523,6 +525,7 @@ function oddHeader(draft: Draft, random: Random): void {
     ['x-forwarded-proto', ['gopher', 'https, http', '', 'javascript']],
     ['x-forwarded-prefix', ['/../x', 'x'.repeat(5_000), 'no-slash', '//evil.example']],
     ['x-request-id', ['x'.repeat(5_000), '', '../../x', '{"$gt":""}']],
+    ['idempotency-key', ['', 'x'.repeat(256), 'two words', '{"$gt":""}', 'x'.repeat(5_000)]],
     ['authorization', ['Bearer', 'Bearer ', 'Basic YTpi', 'Bearer a.b.c', 'x'.repeat(10_000), 'Bearer eyJhbGciOiJub25lIn0.e30.']],
     ['host', ['', 'evil.example', 'x'.repeat(2_000)]],
   ]);

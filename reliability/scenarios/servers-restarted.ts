@@ -126,7 +126,8 @@ async function underLoad(
     name: 'servers-restarted',
     did:
       `On a nats-server and a FerretDB of its own, ${WRITERS} writers through the gateway (one request each every ` +
-      `${PAUSE_MS} ms or so) put employees (new and updates), availabilities (a day apart per employee) and transport ` +
+      `${PAUSE_MS} ms or so) put employees (new and updates), availabilities (a day apart per employee; a create ` +
+      'without an answer or with a 503 sent again with its Idempotency-Key) and transport ' +
       `resources (new and updates), while ${Object.keys(servers).join(', then ')} went away for ${DOWN_MS[size] / 1000} s ` +
       ('PostgreSQL' in servers
         ? "(PostgreSQL, the machine's shared server, through a proxy of the scenario's that reset every connection and refused new ones), "
@@ -134,7 +135,8 @@ async function underLoad(
       'came back on the same port with the same data, and were followed by ' +
       `${WRITE_MS[size] / 1000} s of writing (services wait up to 10 s for the database, MONGO_OPERATION_TIMEOUT_MS, before ` +
       `answering 503). Meanwhile only 503 may be refused; any other 5xx, no answer, or an answer after ${HANG_MS / 1000} s ` +
-      "is a finding. Then every acknowledged write was read back, the matching engine's " +
+      'is a finding. Then every acknowledged write was read back, every stored availability checked to be an ' +
+      "acknowledged one, the matching engine's " +
       'snapshots were compared with the stored availabilities once its lists stayed the same for 3 s, and the ' +
       "deployments and home-bases services' copies of every employee and transport resource with its last version.",
     rows: [
