@@ -1,7 +1,8 @@
 // Availability creates: POST /employee/{id}/availability through the employees service (schema, rules,
 // the employee's guard that keeps availabilities from overlapping, the write with its event) against
 // a plain insertOne of the same documents into the same database, with 1 and 500 availabilities
-// already on each employee.
+// already on each employee; and the same POST with an Idempotency-Key (its record written first) against
+// the POST without one.
 import { randomUUID } from 'node:crypto';
 import type { AvailabilityFields } from '@rm/contracts';
 import type { Db } from 'mongodb';
@@ -19,7 +20,8 @@ const WARM_UP_OPS = 20;
 const IN_FLIGHT = [1, 16];
 const ALREADY_THERE = [1, 500];
 const PLAIN_COLLECTION = 'plain_availabilities';
-const TITLE = 'Availability creates: POST through the employees service vs a plain insertOne of the same document';
+const TITLE =
+  'Availability creates: POST through the employees service vs a plain insertOne of the same document, and with an Idempotency-Key';
 
 export const availabilityBench: Bench = {
   name: 'availability',
@@ -49,7 +51,14 @@ export const availabilityBench: Bench = {
             concurrency,
             operation: (index) => post(app, headers, prefix, index % concurrency, already + index),
           });
-          rows.push({ result: baseline }, { result, baseline });
+          const keyed = await measureSeries(context.probe, {
+            label: `POST availability with an Idempotency-Key, ${label}`,
+            ops: OPS,
+            concurrency,
+            operation: (index) =>
+              post(app, headers, prefix, index % concurrency, already + OPS + index, { 'idempotency-key': `${prefix}-${index}` }),
+          });
+          rows.push({ result: baseline }, { result, baseline }, { result: keyed, baseline: result });
         }
       }
       printTable(TITLE, rows);
@@ -66,16 +75,23 @@ function availability(slot: number): AvailabilityFields {
 
 const employeeId = (prefix: string, worker: number) => `${prefix}-${worker}`;
 
-async function post(app: StartedEmployees, headers: Record<string, string>, prefix: string, worker: number, slot = worker): Promise<void> {
+async function post(
+  app: StartedEmployees,
+  headers: Record<string, string>,
+  prefix: string,
+  worker: number,
+  slot = worker,
+  extraHeaders: Record<string, string> = {},
+): Promise<void> {
   const response = await app.service.app.inject({
     method: 'POST',
     url: `${BASE}/employee/${employeeId(prefix, worker)}/availability`,
-    headers,
+    headers: { ...headers, ...extraHeaders },
     payload: availability(slot),
   });
   if (response.statusCode === 404) {
     await putEmployee(app, headers, employeeId(prefix, worker));
-    return post(app, headers, prefix, worker, slot);
+    return post(app, headers, prefix, worker, slot, extraHeaders);
   }
   if (response.statusCode !== 201) throw new Error(`POST answered ${response.statusCode}: ${response.body}`);
 }
