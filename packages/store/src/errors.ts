@@ -54,6 +54,17 @@ export class ResourceConflictError extends StoreError {
   }
 }
 
+/** A write would give a parent more sub-resources than its guard can hold (MAX_GUARD_ITEMS). */
+export class TooManyItemsError extends StoreError {
+  constructor(entity: string, parentEntity: string, parent: string, maxItems: number) {
+    super(
+      'RM_STORE_TOO_MANY',
+      409,
+      `${parentEntity} '${parent}' has ${maxItems.toLocaleString('en')} ${entity} resources, the most it may have; delete some first`,
+    );
+  }
+}
+
 /** The write's event would be larger than the broker accepts, so it could never be published. */
 export class EventTooLargeError extends StoreError {
   constructor(entity: string, bytes: number, limit: number) {

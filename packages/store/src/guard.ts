@@ -2,7 +2,7 @@ import { Binary, BSON, type Db, type Filter } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentLocks } from './document-locks.js';
 import { documentId, fromJsonText, lockKey, type JsonText, type Scope } from './document.js';
-import { ConcurrentWriteError, isDuplicateKeyError, ResourceConflictError } from './errors.js';
+import { ConcurrentWriteError, isDuplicateKeyError, ResourceConflictError, TooManyItemsError } from './errors.js';
 import type { ItemWrite, ItemWriter } from './item-writes.js';
 
 /**
@@ -22,7 +22,16 @@ export interface GuardDefinition<Body, Summary> {
   conflictOf(candidate: Summary, others: readonly GuardItem<Summary>[]): string | undefined;
   /** The problem's detail for a conflict with `conflictingKey`. */
   conflictMessage(conflictingKey: string): string;
+  /** Live items one parent may hold (default MAX_GUARD_ITEMS). */
+  maxItems?: number;
 }
+
+/**
+ * Live items of one parent, at most: the guard holds every one's key and summary (about 90 bytes packed for an
+ * availability's span) beside one commit's intent (at most 8 MiB) in a document of at most 16 MiB, which a
+ * write past about 80,000 would outgrow (and fail without an answer the caller could act on).
+ */
+export const MAX_GUARD_ITEMS = 50_000;
 
 /** The guard of sub-resources that need no rule among themselves, only their parent (see CollectionDefinition.parent). */
 export const NO_INVARIANT: GuardDefinition<unknown, null> = {
@@ -113,9 +122,17 @@ export interface Guard<Body> {
 
 export function createGuard<Body, Summary>(
   db: Db,
-  options: { collection: string; entity: string; definition: GuardDefinition<Body, Summary>; writer: ItemWriter<Body>; locks: DocumentLocks },
+  options: {
+    collection: string;
+    entity: string;
+    /** What a problem calls the parent: `employee`. */
+    parentEntity: string;
+    definition: GuardDefinition<Body, Summary>;
+    writer: ItemWriter<Body>;
+    locks: DocumentLocks;
+  },
 ): Guard<Body> {
-  const { collection, entity, definition, writer, locks } = options;
+  const { collection, entity, parentEntity, definition, writer, locks } = options;
   const guards = db.collection<GuardDocument>(GUARDS_COLLECTION);
   const settled = new Set<string>();
   const remembered = new Map<string, GuardState>();
@@ -150,8 +167,8 @@ export function createGuard<Body, Summary>(
     if (remembered.size > REMEMBERED_GUARDS) remembered.delete(remembered.keys().next().value as string);
   }
 
-  /** The guard's items after the writes, refusing a live item whose summary conflicts with another's. */
-  function itemsAfter(items: readonly GuardItem<unknown>[], writes: readonly ItemWrite<Body>[]): GuardItem<unknown>[] {
+  /** The guard's items after the writes, refusing a live item whose summary conflicts with another's, and one too many. */
+  function itemsAfter(scope: Scope, items: readonly GuardItem<unknown>[], writes: readonly ItemWrite<Body>[]): GuardItem<unknown>[] {
     const written = new Set(writes.map((write) => write.next.key));
     const kept = (items as GuardItem<Summary>[]).filter((item) => !written.has(item.key));
     for (const { next } of writes) {
@@ -161,6 +178,8 @@ export function createGuard<Body, Summary>(
       if (conflicting !== undefined) throw new ResourceConflictError(definition.conflictMessage(conflicting), conflicting);
       kept.push({ key: next.key, summary });
     }
+    const maxItems = definition.maxItems ?? MAX_GUARD_ITEMS;
+    if (kept.length > maxItems && kept.length > items.length) throw new TooManyItemsError(entity, parentEntity, scope.parent ?? '', maxItems);
     return kept;
   }
 
@@ -196,7 +215,7 @@ export function createGuard<Body, Summary>(
           const held = current?.items ?? [];
           const holds = (key: string) => held.some((item) => item.key === key);
           writes = await decide({ parentMayBeGone: current === null || current.sealed, holds });
-          items = itemsAfter(current?.items ?? [], writes);
+          items = itemsAfter(scope, current?.items ?? [], writes);
         } catch (error) {
           // a refusal decided on a remembered guard is only final once the database confirms it
           if (current?.fresh === false) {

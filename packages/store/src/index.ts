@@ -27,6 +27,7 @@ export {
   ResourceNotFoundError,
   StoreError,
   StoreUsageError,
+  TooManyItemsError,
 } from './errors.js';
 export { APPLIED_VERSIONS_COLLECTION } from './applied-versions.js';
 export { createDocumentLocks, type DocumentLocks } from './document-locks.js';

@@ -84,7 +84,14 @@ export function createStore(db: Db, options: StoreOptions): Store {
     const guard =
       guardDefinition === undefined
         ? undefined
-        : createGuard(db, { collection: definition.name, entity: definition.events.entity, definition: guardDefinition, writer, locks });
+        : createGuard(db, {
+            collection: definition.name,
+            entity: definition.events.entity,
+            parentEntity: definition.parent?.entity ?? 'parent',
+            definition: guardDefinition,
+            writer,
+            locks,
+          });
     // each event is checked against its entity's contract when it is written (STYLE 7)
     const validate = createEventValidator([definition.events]);
     const buildEvent = createEventBuilder({ events: definition.events, represent: definition.represent, validate, maxEventBytes });

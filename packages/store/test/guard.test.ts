@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestMongo, testServers, type TestMongo } from '@rm/testkit';
 import { Binary, BSON, MongoClient } from 'mongodb';
-import { GUARDS_COLLECTION, ResourceConflictError, type GuardDocument, StoreUsageError, type Store, type StoredDocument } from '../src/index.js';
+import {
+  GUARDS_COLLECTION,
+  ResourceConflictError,
+  type GuardDocument,
+  StoreUsageError,
+  type Store,
+  type StoredDocument,
+  TooManyItemsError,
+} from '../src/index.js';
 import { hasAtomicConditionalUpdates, hours, noOverlappingParts, partDefinition, readable, testStore, widgetDefinition, type Part, type Parts } from './fixtures.js';
 
 let mongo: TestMongo;
@@ -111,6 +119,19 @@ describe('a guarded invariant (no two parts of a widget overlap)', () => {
     expect((await restarted.maintain()).intentsFinished).toBe(0);
     expect(await rawPart(mongo.db, 'w-8', part.key)).toMatchObject({ version: 1, outbox: [{ type: 'part.created' }] });
     expect((await rawGuard('w-8'))?.intents).toBeUndefined();
+  });
+
+  // past about 80,000 availabilities the guard document would outgrow MongoDB's 16 MiB, and every write fail with a 500
+  it('refuses an item past the most a parent may hold with 409, and still lets its items change and go', async () => {
+    const capped = store.collection(partDefinition({ name: 'capped_parts', guard: { ...noOverlappingParts, maxItems: 2 } }));
+    const [first] = [await capped.create(under('w-cap'), hours(1, 2)), await capped.create(under('w-cap'), hours(2, 3))];
+    const refused = capped.create(under('w-cap'), hours(3, 4));
+    await expect(refused).rejects.toBeInstanceOf(TooManyItemsError);
+    await expect(refused).rejects.toMatchObject({ statusCode: 409, message: "parent 'w-cap' has 2 part resources, the most it may have; delete some first" });
+    await expect(capped.put({ ...under('w-cap'), key: first!.key }, hours(5, 6), { mode: 'update' })).resolves.toMatchObject({ created: false });
+    await capped.remove({ ...under('w-cap'), key: first!.key });
+    await expect(capped.create(under('w-cap'), hours(3, 4))).resolves.toMatchObject({ version: 1 });
+    expect(await capped.find(under('w-cap'))).toHaveLength(2);
   });
 
   it('is refused on a collection without parents, where one guard would hold a whole tenant', () => {
