@@ -9,7 +9,7 @@ import { connectTestMongo, type TestMongo } from '@rm/testkit';
 import { createMatchingEngine, type MatchingEngine } from '../src/engine.js';
 import { createInputStore } from '../src/store/inputs.js';
 import { createOutputs, type Outputs } from '../src/store/outputs.js';
-import { atHomeBase, HOUR, inputs } from './world.js';
+import { atHomeBase, HOUR, inputEvent, inputs } from './world.js';
 
 let mongo: TestMongo;
 let engine: MatchingEngine;
@@ -63,17 +63,7 @@ function event(tenant: string, entity: string, entityId: string, data: Record<st
   const version = (versions.get(key) ?? 0) + 1;
   versions.set(key, version);
   const action = deleted ? 'deleted' : version === 1 ? 'created' : 'updated';
-  return {
-    event: {
-      id: randomUUID(),
-      type: `${entity}.${action}`,
-      tenant,
-      entity_id: entityId,
-      version,
-      occurred_at: new Date().toISOString(),
-      data: { ...data, version },
-    },
-  };
+  return { event: inputEvent(tenant, entity, entityId, data, { action, version }) };
 }
 
 describe('the engine writing its outputs', () => {

@@ -82,15 +82,7 @@ export async function startMatchingWorld(variables: Record<string, string> = {})
         const version = options.version ?? (versions.get(key) ?? 0) + 1;
         versions.set(key, Math.max(version, versions.get(key) ?? 0));
         const action = options.action ?? (version === 1 ? 'created' : 'updated');
-        const event: EventEnvelope = {
-          id: randomUUID(),
-          type: `${entity}.${action}`,
-          tenant,
-          entity_id: entityId,
-          version,
-          occurred_at: new Date().toISOString(),
-          data: { ...data, version },
-        };
+        const event = inputEvent(tenant, entity, entityId, data, { action, version });
         const check = validate(event);
         if (!check.ok) throw new Error(`the test built an invalid event: ${check.reason}`);
         await js.publish(eventSubject(entityEvents(entity), tenant, action), JSON.stringify(event), { msgID: event.id });
@@ -127,6 +119,25 @@ export async function startMatchingWorld(variables: Record<string, string> = {})
     await nats.stop();
     throw error;
   }
+}
+
+/** An input event as its owner publishes it. */
+export function inputEvent(
+  tenant: string,
+  entity: string,
+  entityId: string,
+  data: Data,
+  { action, version }: { action: EventAction; version: number },
+): EventEnvelope {
+  return {
+    id: randomUUID(),
+    type: `${entity}.${action}`,
+    tenant,
+    entity_id: entityId,
+    version,
+    occurred_at: new Date().toISOString(),
+    data: { ...data, version },
+  };
 }
 
 /** Input bodies as their owners publish them. */
