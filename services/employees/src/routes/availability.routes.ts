@@ -31,7 +31,7 @@ import { entityId, type Scope } from '@rm/store';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
-import { employeeParent } from './employee-scope.js';
+import { claimingCreate, employeeParent } from './employee-scope.js';
 
 export interface AvailabilityRoutesOptions {
   employees: EmployeeRepository;
@@ -72,15 +72,8 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
       const decision = decideAvailability(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
-      const created = await availabilities.createOnce(scope, decision.availability, {
-        idempotencyKey: idempotencyKeyOf(request),
-        create: async (key) => {
-          const claimed = await homeBases.write(request, referrerOf(scope, key), decision.availability, async () => ({
-            resource: await availabilities.create(scope, decision.availability, key),
-          }));
-          return claimed.resource;
-        },
-      });
+      const create = claimingCreate({ homeBases, request, items: availabilities, referrerOf }, scope, decision.availability);
+      const created = await availabilities.createOnce(scope, decision.availability, { idempotencyKey: idempotencyKeyOf(request), create });
       return replyCreated(request, reply, { parent: employee, scope, segment: SEGMENT }, created, toAvailability(created.resource));
     },
   );

@@ -29,7 +29,7 @@ import { entityId, type Scope, type Resource } from '@rm/store';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
-import { employeeParent } from './employee-scope.js';
+import { claimingCreate, employeeParent } from './employee-scope.js';
 
 export interface ShiftScheduleRoutesOptions {
   employees: EmployeeRepository;
@@ -78,15 +78,8 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
       const decision = decideShiftSchedule(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
-      const created = await schedules.createOnce(scope, decision.schedule, {
-        idempotencyKey: idempotencyKeyOf(request),
-        create: async (key) => {
-          const claimed = await homeBases.write(request, referrerOf(scope, key), decision.schedule, async () => ({
-            resource: await schedules.create(scope, decision.schedule, key),
-          }));
-          return claimed.resource;
-        },
-      });
+      const create = claimingCreate({ homeBases, request, items: schedules, referrerOf }, scope, decision.schedule);
+      const created = await schedules.createOnce(scope, decision.schedule, { idempotencyKey: idempotencyKeyOf(request), create });
       return replyCreated(request, reply, { parent: employee, scope, segment: SEGMENT }, created, writtenSchedule(created.resource));
     },
   );
