@@ -18,6 +18,13 @@ export interface TestServiceEnv {
   close(): Promise<void>;
 }
 
+/**
+ * MongoDB connections of each service a test starts: a whole stack of six on the run's FerretDB then
+ * holds at most 24 of its 48 PostgreSQL connections, so that one is always free for an update's second
+ * (ferretdb-storage.ts). Every launcher of test services sets it.
+ */
+export const TEST_MONGO_MAX_POOL_SIZE = '4';
+
 /** What a test needs to start a real service (the runtime's startService) against the run's servers. */
 export async function createTestServiceEnv(prefix: string, overrides: Record<string, string> = {}): Promise<TestServiceEnv> {
   const { mongoUrl, natsUrl } = testServers();
@@ -30,8 +37,7 @@ export async function createTestServiceEnv(prefix: string, overrides: Record<str
     LOG_LEVEL: 'silent',
     MONGO_URL: mongoUrl,
     MONGO_DB: database,
-    // a whole stack of six on the run's FerretDB stays under its PostgreSQL connections (ferretdb-storage.ts)
-    MONGO_MAX_POOL_SIZE: '4',
+    MONGO_MAX_POOL_SIZE: TEST_MONGO_MAX_POOL_SIZE,
     NATS_URL: natsUrl,
     AUTH_JWKS_URL: jwks.url,
     AUTH_ISSUER: issuer.issuer,

@@ -4,7 +4,7 @@ import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { matchingService } from '@rm/matching/service';
 import { transportResourcesService } from '@rm/transport-resources/service';
-import { findFreePort, testServers, uniqueName } from '@rm/testkit';
+import { findFreePort, TEST_MONGO_MAX_POOL_SIZE, testServers, uniqueName } from '@rm/testkit';
 import { AUDIENCE, BASE, dropDatabase, ISSUER, startGateway, type GatewayHarness } from './helpers.js';
 
 /** What the stack needs of a running owner. */
@@ -60,6 +60,7 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
         LOG_LEVEL: 'silent',
         MONGO_URL: testServers().mongoUrl,
         MONGO_DB: database,
+        MONGO_MAX_POOL_SIZE: TEST_MONGO_MAX_POOL_SIZE,
         NATS_URL: testServers().natsUrl,
         AUTH_JWKS_URL: `${gateway.origin}/.well-known/jwks.json`,
         AUTH_ISSUER: ISSUER,
