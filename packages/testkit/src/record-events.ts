@@ -10,10 +10,11 @@ export interface RecordedEvents<Event> {
 /**
  * Every message of `stream` on `subject` (wildcards allowed) from the stream's start, duplicates
  * included: an ordered consumer sees each message as published, nothing deduplicated or skipped by
- * version. The stream must exist (the service declares it when it starts).
+ * version. The stream must exist (the service declares it when it starts). On the run's nats-server, or
+ * the one at `natsUrl`.
  */
-export async function recordEvents<Event = unknown>(stream: string, subject: string): Promise<RecordedEvents<Event>> {
-  const nats = await connectTestNats();
+export async function recordEvents<Event = unknown>(stream: string, subject: string, natsUrl?: string): Promise<RecordedEvents<Event>> {
+  const nats = await connectTestNats(natsUrl === undefined ? {} : { url: natsUrl });
   const consumer = await jetstream(nats.nc).consumers.get(stream, { filter_subjects: [subject] });
   const messages = await consumer.consume();
   const received: RecordedEvents<Event>['received'] = [];

@@ -209,8 +209,9 @@ describe('a home-base change (spec rule 8)', () => {
   let employeeEvents: RecordedEvents<EventEnvelope>;
 
   beforeAll(async () => {
-    homeBaseEvents = await recordEvents<EventEnvelope>(serviceStream('home-bases').name, `rm.home-bases.${tenant}.home-base.>`);
-    employeeEvents = await recordEvents<EventEnvelope>(serviceStream('employees').name, `rm.employees.${tenant}.availability.>`);
+    const record = (service: string, subject: string) => recordEvents<EventEnvelope>(serviceStream(service).name, subject, stack.natsUrl);
+    homeBaseEvents = await record('home-bases', `rm.home-bases.${tenant}.home-base.>`);
+    employeeEvents = await record('employees', `rm.employees.${tenant}.availability.>`);
   });
 
   afterAll(async () => {

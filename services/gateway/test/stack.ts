@@ -4,7 +4,7 @@ import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { matchingService } from '@rm/matching/service';
 import { transportResourcesService } from '@rm/transport-resources/service';
-import { findFreePort, TEST_MONGO_MAX_POOL_SIZE, testServers, uniqueName } from '@rm/testkit';
+import { findFreePort, startNatsServer, TEST_MONGO_MAX_POOL_SIZE, testServers, uniqueName } from '@rm/testkit';
 import { AUDIENCE, BASE, dropDatabase, ISSUER, startGateway, type GatewayHarness } from './helpers.js';
 
 /** What the stack needs of a running owner. */
@@ -18,6 +18,8 @@ export interface Stack {
   gateway: GatewayHarness;
   /** The owners by service name. */
   owners: Record<string, Owner>;
+  /** The stack's own nats-server, where the owners publish. */
+  natsUrl: string;
   close(): Promise<void>;
 }
 
@@ -35,19 +37,22 @@ const OWNERS: { name: string; upstream: string; start(env: Record<string, string
 
 /**
  * Starts the gateway (with `gatewayVariables` beside the owners' addresses) and every owner over a
- * database of its own; the owners verify tokens against the gateway's key set and claim home bases
- * from the home-bases service, as in production.
+ * database of its own, on a nats-server of the stack's own (the matching engine would otherwise copy
+ * and match every event the run's other tests published); the owners verify tokens against the
+ * gateway's key set and claim home bases from the home-bases service, as in production.
  */
 export async function startStack(gatewayVariables: Record<string, string> = {}): Promise<Stack> {
   const ports = await Promise.all(OWNERS.map(() => findFreePort()));
   const origins = ports.map((port) => `http://127.0.0.1:${port}`);
   const upstreams = Object.fromEntries(OWNERS.map(({ upstream }, index) => [upstream, origins[index]!]));
-  const gateway = await startGateway({ ...upstreams, ...gatewayVariables });
+  const nats = await startNatsServer();
+  const gateway = await startGateway({ ...upstreams, NATS_URL: nats.url, ...gatewayVariables });
   const owners: Record<string, Owner> = {};
   const databases: string[] = [];
   const close = async () => {
     for (const owner of Object.values(owners)) await owner.stop();
     await gateway.close();
+    await nats.stop();
     for (const database of [gateway.variables.MONGO_DB!, ...databases]) await dropDatabase(database);
   };
   try {
@@ -61,7 +66,7 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
         MONGO_URL: testServers().mongoUrl,
         MONGO_DB: database,
         MONGO_MAX_POOL_SIZE: TEST_MONGO_MAX_POOL_SIZE,
-        NATS_URL: testServers().natsUrl,
+        NATS_URL: nats.url,
         AUTH_JWKS_URL: `${gateway.origin}/.well-known/jwks.json`,
         AUTH_ISSUER: ISSUER,
         AUTH_AUDIENCE: AUDIENCE,
@@ -74,5 +79,5 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
     await close();
     throw error;
   }
-  return { gateway, owners, close };
+  return { gateway, owners, natsUrl: nats.url, close };
 }
