@@ -232,6 +232,11 @@ describe('the unified API', () => {
     expect(put.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'employee_id', in: 'path' })]));
     expect(put.requestBody!.content['application/json']!.schema.properties).toHaveProperty('start_location');
     expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '412']));
+    // a create names its optional Idempotency-Key, and the 422 of a key reused with another body
+    const create = document.paths['/employee/{employee_id}/availability']!.post!;
+    const idempotencyKey = { name: 'idempotency-key', in: 'header', required: false, schema: expect.any(Object) };
+    expect(create.parameters).toEqual(expect.arrayContaining([idempotencyKey]));
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '404', '409', '422']));
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(['/transport-resource', '/transport-resource/{transport_resource_id}/unavailability/{unavailability_id}']),
     );
