@@ -55,6 +55,8 @@ export interface IdempotentTarget<Body> {
   name: string;
   entity: string;
   get(id: ResourceId): Promise<Resource<Body> | null>;
+  /** Whether the id's resource was deleted (its tombstone is still stored). */
+  isDeleted(id: ResourceId): Promise<boolean>;
 }
 
 export interface IdempotencyKeys {
@@ -103,13 +105,17 @@ export function createIdempotencyKeys(db: Db): IdempotencyKeys {
     const record = await orUnavailable(() => recordOf({ _id, key: newKey, fingerprint, created: false, at: new Date() }));
     if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(target.entity, idempotencyKey);
     const id = { ...scope, key: record.key };
-    const replayed = record.key !== newKey;
-    const existing = replayed ? await target.get(id) : null;
+    // an earlier use of the key recorded it: what it created may be there, or gone, or not yet made
+    const seenBefore = record.key !== newKey;
+    const existing = seenBefore ? await target.get(id) : null;
     if (existing !== null) {
       if (!record.created) await confirm(_id);
       return { resource: existing, replayed: true };
     }
-    if (record.created) throw new IdempotentResourceGoneError(target.entity, idempotencyKey, record.key);
+    // created and deleted since: a create on its tombstone would answer for a resource it did not write
+    if (record.created || (seenBefore && (await target.isDeleted(id)))) {
+      throw new IdempotentResourceGoneError(target.entity, idempotencyKey, record.key);
+    }
     let resource: Resource<Body>;
     try {
       resource = await create(record.key);

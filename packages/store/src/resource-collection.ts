@@ -298,7 +298,9 @@ export function createResourceCollection<Body>(
     const { idempotencyKey, create: createUnder = (key: string) => create(scope, body, key) } = options;
     checkScope(scope);
     if (idempotencyKey === undefined) return { resource: await createUnder(newKey()), replayed: false };
-    return idempotencyKeys.createOnce({ name, entity, get }, scope, { idempotencyKey, body, newKey: newKey() }, createUnder);
+    const isDeleted = async (id: ResourceId) => (await orUnavailable(() => read(documentId(id))))?.deleted === true;
+    const target = { name, entity, get, isDeleted };
+    return idempotencyKeys.createOnce(target, scope, { idempotencyKey, body, newKey: newKey() }, createUnder);
   }
 
   async function put(id: ResourceId, body: Body, options: { ifMatch?: IfMatch; mode?: 'upsert' | 'update' } = {}): Promise<WriteResult<Body>> {

@@ -110,6 +110,15 @@ describe('creates with an idempotency key', () => {
     expect(await keysOf(scope)).toEqual([]);
   });
 
+  it('refuse a retry (409) when what the key created was deleted before the first use could record it', async () => {
+    const scope = newWidget();
+    const { resource } = await createOnce(scope, hours(8, 10), 'key-deleted-unrecorded');
+    await records().updateOne({ _id: recordId(scope, 'key-deleted-unrecorded') }, { $set: { created: false } });
+    await parts.remove({ ...scope, key: resource.key });
+    await expect(createOnce(scope, hours(8, 10), 'key-deleted-unrecorded')).rejects.toBeInstanceOf(IdempotentResourceGoneError);
+    expect(await keysOf(scope)).toEqual([]);
+  });
+
   it('keep keys per list: the same key under another parent creates there', async () => {
     const [one, other] = [newWidget(), newWidget()];
     const first = await createOnce(one, hours(8, 10), 'key-shared');
