@@ -20,10 +20,19 @@ export class UpstreamTimeout extends HttpProblem {
   }
 }
 
-/** 413 before forwarding: the declared body is larger than BODY_LIMIT_BYTES. */
+/**
+ * 413: the body is larger than BODY_LIMIT_BYTES, as declared before forwarding or as it streams. The rest of
+ * it is never read, so the connection closes after the answer instead of carrying another request.
+ */
 export class BodyTooLarge extends HttpProblem {
   constructor(limit: number) {
-    super({ status: 413, title: 'Content Too Large', detail: `The body must not exceed ${limit} bytes.`, code: 'RM_BODY_TOO_LARGE' });
+    super({
+      status: 413,
+      title: 'Content Too Large',
+      detail: `The body must not exceed ${limit} bytes.`,
+      code: 'RM_BODY_TOO_LARGE',
+      headers: { Connection: 'close' },
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
@@ -100,7 +101,7 @@ async function forward(
       method: request.method as 'GET',
       path,
       headers,
-      body: hasBody ? request.raw : null,
+      body: hasBody ? withinLimit(request.raw, bodyLimit) : null,
       signal: aborted.signal,
     });
   } catch (error) {
@@ -115,6 +116,24 @@ async function forward(
     return reply.send();
   }
   return reply.send(response.body);
+}
+
+/**
+ * The caller's body as it streams on to the owner, cut off with a 413 once it passes the limit: a chunked
+ * body has no Content-Length to judge it by beforehand. Left to the owner, its refusal closed the
+ * connection while the gateway was still sending, and the owner's 413 was lost (EPIPE: a 500).
+ */
+function withinLimit(body: Readable, limit: number): Readable {
+  let received = 0;
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      done(received > limit ? new BodyTooLarge(limit) : null, chunk);
+    },
+  });
+  // an error of either side ends both: the caller's body is not read on, and undici aborts with it
+  pipeline(body, counted, () => undefined);
+  return counted;
 }
 
 function endClientSpan(span: Span, statusCode: number | undefined, error?: unknown): void {
@@ -156,6 +175,7 @@ function connectionTokens(header: string | string[] | undefined): Set<string> {
 }
 
 function upstreamProblem(upstream: Upstream, error: unknown): Error {
+  if (error instanceof BodyTooLarge) return error;
   const code = String((error as { code?: unknown }).code);
   if (TIMED_OUT.has(code)) return new UpstreamTimeout(upstream.service, error);
   if (DOWN.has(code)) return new ServiceUnavailable(`The ${upstream.service} service cannot be reached right now; retry later.`, { cause: error });
