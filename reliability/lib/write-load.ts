@@ -195,8 +195,8 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
    * Idempotency-Key while its outcome is unknown (a 503, or no answer), so that it is created once.
    */
   async function createAvailability(employee: string, body: Availability['body'], idempotencyKey: string): Promise<void> {
+    const path = `/employee/${employee}/availability`;
     for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt += 1) {
-      const path = `/employee/${employee}/availability`;
       const { status, id } = await write(['employees'], 'POST', path, body, { 'idempotency-key': idempotencyKey });
       if (status === 201) {
         availabilities.push({ employee, id, body });
@@ -210,7 +210,7 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
     unfinishedCreates += 1;
     findings.push({
       rule: 'a create retried with its Idempotency-Key is answered',
-      request: `POST /employee/${employee}/availability`,
+      request: `POST ${path}`,
       excerpt: `no 201 after ${CREATE_ATTEMPTS} attempts ${CREATE_RETRY_PAUSE_MS} ms apart`,
     });
   }
