@@ -167,7 +167,7 @@ export function createGuard<Body, Summary>(
     if (remembered.size > REMEMBERED_GUARDS) remembered.delete(remembered.keys().next().value as string);
   }
 
-  /** The guard's items after the writes, refusing a live item whose summary conflicts with another's, and one too many. */
+  /** The guard's items after the writes, refusing a live item whose summary conflicts with another's, or one too many. */
   function itemsAfter(scope: Scope, items: readonly GuardItem<unknown>[], writes: readonly ItemWrite<Body>[]): GuardItem<unknown>[] {
     const written = new Set(writes.map((write) => write.next.key));
     const kept = (items as GuardItem<Summary>[]).filter((item) => !written.has(item.key));
@@ -179,7 +179,9 @@ export function createGuard<Body, Summary>(
       kept.push({ key: next.key, summary });
     }
     const maxItems = definition.maxItems ?? MAX_GUARD_ITEMS;
-    if (kept.length > maxItems && kept.length > items.length) throw new TooManyItemsError(entity, parentEntity, scope.parent ?? '', maxItems);
+    if (kept.length > maxItems && kept.length > items.length) {
+      throw new TooManyItemsError(entity, parentEntity, scope.parent ?? '', maxItems);
+    }
     return kept;
   }
 
@@ -215,7 +217,7 @@ export function createGuard<Body, Summary>(
           const held = current?.items ?? [];
           const holds = (key: string) => held.some((item) => item.key === key);
           writes = await decide({ parentMayBeGone: current === null || current.sealed, holds });
-          items = itemsAfter(scope, current?.items ?? [], writes);
+          items = itemsAfter(scope, held, writes);
         } catch (error) {
           // a refusal decided on a remembered guard is only final once the database confirms it
           if (current?.fresh === false) {

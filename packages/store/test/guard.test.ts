@@ -127,8 +127,10 @@ describe('a guarded invariant (no two parts of a widget overlap)', () => {
     const [first] = [await capped.create(under('w-cap'), hours(1, 2)), await capped.create(under('w-cap'), hours(2, 3))];
     const refused = capped.create(under('w-cap'), hours(3, 4));
     await expect(refused).rejects.toBeInstanceOf(TooManyItemsError);
-    await expect(refused).rejects.toMatchObject({ statusCode: 409, message: "parent 'w-cap' has 2 part resources, the most it may have; delete some first" });
-    await expect(capped.put({ ...under('w-cap'), key: first!.key }, hours(5, 6), { mode: 'update' })).resolves.toMatchObject({ created: false });
+    const message = "parent 'w-cap' has 2 part resources, the most it may have; delete some first";
+    await expect(refused).rejects.toMatchObject({ statusCode: 409, message });
+    const changed = capped.put({ ...under('w-cap'), key: first!.key }, hours(5, 6), { mode: 'update' });
+    await expect(changed).resolves.toMatchObject({ created: false });
     await capped.remove({ ...under('w-cap'), key: first!.key });
     await expect(capped.create(under('w-cap'), hours(3, 4))).resolves.toMatchObject({ version: 1 });
     expect(await capped.find(under('w-cap'))).toHaveLength(2);
