@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { homeBaseReferences, type HomeBaseClaim, type Referrer, type Violation } from '@rm/contracts';
+import { isRefusal } from '@rm/store';
 import { ServiceUnavailable, ValidationProblem } from './errors.js';
 import { INTERNAL_PATH } from './openapi.js';
 
@@ -34,11 +35,6 @@ export interface HomeBaseClaimsOptions {
 }
 
 /** An answer below 500 (HttpProblem, the store's errors): the write was refused and wrote nothing. */
-function isRefusal(error: unknown): boolean {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status === 'number' && status < 500;
-}
-
 export function createHomeBaseClaims({ baseUrl, timeoutMs }: HomeBaseClaimsOptions): HomeBaseClaims {
   const claimsUrl = `${baseUrl.replace(/\/$/, '')}${INTERNAL_PATH}/home-base-claims`;
 

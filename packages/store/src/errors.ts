@@ -93,6 +93,15 @@ export class DatabaseUnavailableError extends StoreError {
 }
 
 /**
+ * The write was refused (an error with a status below 500: a conflict, a missing parent, a bad body), so
+ * nothing was written; after any other error the write may have happened.
+ */
+export function isRefusal(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status < 500;
+}
+
+/**
  * The database cannot be reached (network, no server selectable, client closed): worth a retry. The
  * store's own DatabaseUnavailableError counts, and so does any error caused by an outage, so that a
  * consumer whose handler writes through the store waits out the outage too.

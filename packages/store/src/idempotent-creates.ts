@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
 import { documentId, type Resource, type ResourceId, type Scope } from './document.js';
-import { isDuplicateKeyError, orUnavailable, StoreError } from './errors.js';
+import { isDuplicateKeyError, isRefusal, orUnavailable, StoreError } from './errors.js';
 
 /** Where the idempotency keys of every collection of a store are remembered. */
 export const IDEMPOTENCY_KEYS_COLLECTION = 'idempotency_keys';
@@ -146,11 +146,6 @@ export function createIdempotencyKeys(db: Db): IdempotencyKeys {
       return deletedCount;
     },
   };
-}
-
-function isRefusal(error: unknown): boolean {
-  const status = (error as { statusCode?: unknown }).statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /** The body's JSON with every object's keys sorted, hashed: the same body in another key order is the same. */

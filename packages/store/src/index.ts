@@ -21,6 +21,7 @@ export {
   InvalidEventError,
   isDuplicateKeyError,
   isOutage,
+  isRefusal,
   orUnavailable,
   PreconditionFailedError,
   ResourceConflictError,
