@@ -1,4 +1,5 @@
 import { ServerStartError } from './errors.js';
+import { prepareFerretdbDatabase } from './ferretdb-index-twins.js';
 import { createPostgresDatabase, type PostgresDatabase, type PostgresUnreachable } from './postgres-database.js';
 import { hostOf } from './url-host.js';
 
@@ -31,7 +32,8 @@ export async function createFerretdbStorage(postgresUrl: string, dataDir: string
   }
   return {
     description: `PostgreSQL ${database.serverVersion} (database ${database.name})`,
-    handlerArgs: ['--handler=postgresql', `--postgresql-url=${withPoolLimit(database.url)}`],
+    // dotted fields (`indexed.home_base`) pushed down by find too, as update and delete push them down
+    handlerArgs: ['--handler=postgresql', `--postgresql-url=${withPoolLimit(database.url)}`, '--test-enable-nested-pushdown'],
     runWhenOrphaned: [database.dropCommand],
     remove: () => database.drop(),
   };
@@ -50,7 +52,13 @@ function withPoolLimit(url: string): string {
 
 async function createDatabaseFor(postgresUrl: string): Promise<PostgresDatabase | PostgresUnreachable> {
   try {
-    return await createPostgresDatabase(postgresUrl);
+    const database = await createPostgresDatabase(postgresUrl);
+    if ('unreachable' in database) return database;
+    await prepareFerretdbDatabase(database.url, database.name).catch(async (error: unknown) => {
+      await database.drop();
+      throw error;
+    });
+    return database;
   } catch (error) {
     // PostgreSQL answers but refuses: a setting to fix, not a reason to run slower on SQLite
     throw new ServerStartError(

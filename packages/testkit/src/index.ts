@@ -13,6 +13,7 @@ export { testServers, type TestServerUrls } from './test-servers.js';
 export { findFreePort } from './free-port.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor } from './wait-for.js';
+export { planNodes, unservedLookups } from './index-served.js';
 export { parseMetricSamples, type MetricSamples } from './metric-samples.js';
 export { recordEvents, type RecordedEvents } from './record-events.js';
 export {

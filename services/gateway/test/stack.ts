@@ -20,6 +20,8 @@ export interface Stack {
   owners: Record<string, Owner>;
   /** The stack's own nats-server, where the owners publish. */
   natsUrl: string;
+  /** The databases of the gateway and the owners, on the run's MongoDB. */
+  databases: string[];
   close(): Promise<void>;
 }
 
@@ -79,5 +81,5 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
     await close();
     throw error;
   }
-  return { gateway, owners, natsUrl: nats.url, close };
+  return { gateway, owners, natsUrl: nats.url, databases: [gateway.variables.MONGO_DB!, ...databases], close };
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { importJWK, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestIssuer, testServers, waitFor } from '@rm/testkit';
+import { connectTestMongo, createTestIssuer, testServers, unservedLookups, waitFor } from '@rm/testkit';
 import { createSigningKeyStore } from '../src/store/signing-key-store.js';
 import { AUDIENCE, BASE, createClient, ISSUER, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
 import { startStack, type Stack } from './stack.js';
@@ -309,6 +309,19 @@ describe('the unified API', () => {
       await replica.stop();
       silent.closeAllConnections();
       silent.close();
+    }
+  });
+
+  it("serves every lookup that its services' declared indexes name from an index", async () => {
+    const declared = new MongoClient(testServers().mongoUrl);
+    const scratch = await connectTestMongo('index_probe');
+    try {
+      const unserved = [];
+      for (const database of stack.databases) unserved.push(...(await unservedLookups(declared.db(database), scratch.db)));
+      expect(unserved).toEqual([]);
+    } finally {
+      await scratch.close();
+      await declared.close();
     }
   });
 
