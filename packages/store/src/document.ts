@@ -64,10 +64,19 @@ export interface StoredDocument<Body> {
   created_at: Date;
   updated_at: Date;
   outbox?: StoredEvent[];
+  /** Set with the outbox's first event, dropped with its last (see OUTBOX_WAITING_FIELD). */
+  outbox_waiting?: true;
 }
 
 /** Field of a stored document that holds its unpublished events; absent when none wait. */
 export const OUTBOX_FIELD = 'outbox';
+
+/**
+ * `true` while the outbox holds events, absent otherwise: the relay's sweep finds waiting documents by
+ * this equality, which an index serves on MongoDB and FerretDB alike (FerretDB pushes no `$exists`
+ * down, and read every document of every collection for it).
+ */
+export const OUTBOX_WAITING_FIELD = 'outbox_waiting';
 
 /**
  * `<tenant>/<key>` or `<tenant>/<parent>/<key>`. Neither tenants nor keys contain `/` (tenant ids and

@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Filter } from 'mongodb';
 import type { PendingEvents } from '@rm/contracts';
 import type { BulkWrites } from './bulk-writes.js';
-import { fromStoredEvent, OUTBOX_FIELD, type StoredDocument, type StoredEvent } from './document.js';
+import { fromStoredEvent, OUTBOX_FIELD, OUTBOX_WAITING_FIELD, type StoredDocument, type StoredEvent } from './document.js';
 import { isDuplicateKeyError } from './errors.js';
 
 /**
@@ -13,7 +13,7 @@ import { isDuplicateKeyError } from './errors.js';
 export interface ItemWrite<Body> {
   _id: string;
   from: number;
-  next: Omit<StoredDocument<Body>, '_id' | typeof OUTBOX_FIELD>;
+  next: Omit<StoredDocument<Body>, '_id' | typeof OUTBOX_FIELD | typeof OUTBOX_WAITING_FIELD>;
   event: StoredEvent;
 }
 
@@ -47,7 +47,7 @@ export function createItemWriter<Body>(
   async function applyOne(write: ItemWrite<Body>): Promise<boolean> {
     if (write.from === 0) {
       try {
-        await collection.insertOne({ _id: write._id, ...write.next, [OUTBOX_FIELD]: [write.event] } as never);
+        await collection.insertOne(documentOf(write));
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;
         throw error;
@@ -81,7 +81,7 @@ export function createItemWriter<Body>(
 
   async function insertMany(writes: readonly ItemWrite<Body>[]): Promise<boolean> {
     if (writes.some((write) => write.from !== 0)) throw new TypeError('insertMany creates documents only');
-    const documents = writes.map((write) => ({ _id: write._id, ...write.next, [OUTBOX_FIELD]: [write.event] }) as never);
+    const documents = writes.map(documentOf);
     try {
       await bulk(collection, documents.map((document) => ({ insertOne: { document } })));
     } catch (error) {
@@ -95,6 +95,11 @@ export function createItemWriter<Body>(
   return { applyOne, applyMany, insertMany };
 }
 
+/** The document a create inserts: its first state, with its event waiting. */
+function documentOf<Body>(write: ItemWrite<Body>): never {
+  return { _id: write._id, ...write.next, [OUTBOX_FIELD]: [write.event], [OUTBOX_WAITING_FIELD]: true } as never;
+}
+
 function versionFilter<Body>(write: ItemWrite<Body>): Filter<StoredDocument<Body>> {
   return { _id: write._id, version: write.from } as Filter<StoredDocument<Body>>;
 }
@@ -102,7 +107,7 @@ function versionFilter<Body>(write: ItemWrite<Body>): Filter<StoredDocument<Body
 function updateOf<Body>({ next, event }: ItemWrite<Body>): never {
   const absent = OPTIONAL_FIELDS.filter((field) => next[field] === undefined);
   return {
-    $set: Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)),
+    $set: { ...Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)), [OUTBOX_WAITING_FIELD]: true },
     ...(absent.length > 0 ? { $unset: Object.fromEntries(absent.map((field) => [field, ''])) } : {}),
     $push: { [OUTBOX_FIELD]: event },
   } as never;

@@ -1,7 +1,8 @@
-import type { Db, Filter } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { CommitListener, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
-import { fromStoredEvent, lockKey, OUTBOX_FIELD, type StoredEvent } from './document.js';
+import { fromStoredEvent, lockKey, OUTBOX_FIELD, OUTBOX_WAITING_FIELD, type StoredEvent } from './document.js';
+import { inWaves } from './in-waves.js';
 
 interface OutboxDocument {
   _id: string;
@@ -22,6 +23,8 @@ export interface OutboxStore extends OutboxSource {
 
 /** Documents cleared per round of statements. */
 const CLEAR_BATCH = 500;
+/** Documents whose events are cleared side by side. */
+const CLEARS_IN_FLIGHT = 8;
 /** Documents read per round trip by the sweep. */
 const SWEEP_BATCH = 500;
 
@@ -29,15 +32,21 @@ const SWEEP_BATCH = 500;
 export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOptions): OutboxStore {
   const listeners = new Set<CommitListener>();
   const collectionOf = (name: string) => db.collection<OutboxDocument>(name);
-  // `outbox.id` rather than `outbox`, so that the sparse outbox_pending index serves the query.
-  const waiting = { [`${OUTBOX_FIELD}.id`]: { $exists: true } } as Filter<OutboxDocument>;
+  // an equality, which FerretDB pushes down to an index, where `outbox: {$exists}` would read every document
+  const waiting = { [OUTBOX_WAITING_FIELD]: true } as Filter<OutboxDocument>;
+  const empty = { [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>;
+  const drop = { $unset: { [OUTBOX_FIELD]: '', [OUTBOX_WAITING_FIELD]: '' } } as const;
 
   async function* pending(): AsyncIterable<PendingEvents> {
     for (const name of collections()) {
-      const cursor = collectionOf(name).find(waiting, { projection: { [OUTBOX_FIELD]: 1 }, batchSize: SWEEP_BATCH });
+      const collection = collectionOf(name);
+      const cursor = collection.find(waiting, { projection: { [OUTBOX_FIELD]: 1 }, batchSize: SWEEP_BATCH });
       for await (const document of cursor) {
         if (document.outbox !== undefined && document.outbox.length > 0) {
           yield { collection: name, documentId: document._id, events: document.outbox.map(fromStoredEvent) };
+        } else {
+          // relays racing over one document can leave it empty; the $size guard keeps an event a write added meanwhile
+          await locks.exclusive(lockKey(name, document._id), () => collection.updateOne({ ...empty, _id: document._id }, drop));
         }
       }
     }
@@ -52,57 +61,30 @@ export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOpt
         // document in this process could otherwise lose the event it adds.
         await locks.exclusiveAll(
           batch.map((entry) => lockKey(name, entry.documentId)),
-          () => clearBatch(name, batch),
+          () => inWaves(batch, CLEARS_IN_FLIGHT, (entry) => clearDocument(collectionOf(name), entry)),
         );
       }
     }
   }
 
   /**
-   * Clears each document's published events, oldest first, in a few statements for the whole batch:
-   * per round, documents whose last published event is the only one waiting lose the field; the others
-   * (a write added an event meanwhile, or several were published) lose their head, guarded by its id.
-   * Rounds repeat for documents with several published events.
+   * Clears one document's published events, oldest first, each statement naming the document by `_id`
+   * (so that an index serves it; `_id: {$in}` is not pushed down by FerretDB and read whole collections):
+   * the last published event drops the field when it is the only one waiting (one statement, the usual
+   * case); otherwise the head is popped, guarded by its id (another relay may have cleared it already; a
+   * conditional $pull would read better, but FerretDB ignores it), and an outbox left empty is dropped.
    */
-  async function clearBatch(name: string, batch: readonly PublishedEvents[]): Promise<void> {
-    const collection = collectionOf(name);
-    let remaining = batch.map((entry) => ({ documentId: entry.documentId, eventIds: [...entry.eventIds] }));
-    let popped = false;
-    while (remaining.length > 0) {
-      const lastOnes = remaining.filter((entry) => entry.eventIds.length === 1);
-      let unset = 0;
-      if (lastOnes.length > 0) {
-        const result = await collection.updateMany(
-          {
-            _id: { $in: lastOnes.map((entry) => entry.documentId) },
-            [`${OUTBOX_FIELD}.0.id`]: { $in: lastOnes.map((entry) => entry.eventIds[0]) },
-            [OUTBOX_FIELD]: { $size: 1 },
-          } as Filter<OutboxDocument>,
-          { $unset: { [OUTBOX_FIELD]: '' } },
-        );
-        unset = result.modifiedCount;
+  async function clearDocument(collection: Collection<OutboxDocument>, { documentId, eventIds }: PublishedEvents): Promise<void> {
+    for (const [index, eventId] of eventIds.entries()) {
+      const head = { _id: documentId, [`${OUTBOX_FIELD}.0.id`]: eventId } as Filter<OutboxDocument>;
+      if (index === eventIds.length - 1) {
+        const { modifiedCount } = await collection.updateOne({ ...head, [OUTBOX_FIELD]: { $size: 1 } } as Filter<OutboxDocument>, drop);
+        if (modifiedCount === 1) return;
       }
-      if (unset < remaining.length) {
-        // $pop of heads guarded by their ids (another relay may have cleared them already); a
-        // conditional $pull would read better, but FerretDB ignores it.
-        await collection.updateMany(
-          {
-            _id: { $in: remaining.map((entry) => entry.documentId) },
-            [`${OUTBOX_FIELD}.0.id`]: { $in: remaining.map((entry) => entry.eventIds[0]) },
-          } as Filter<OutboxDocument>,
-          { $pop: { [OUTBOX_FIELD]: -1 } } as never,
-        );
-        popped = true;
-      }
-      remaining = remaining.map((entry) => ({ ...entry, eventIds: entry.eventIds.slice(1) })).filter((entry) => entry.eventIds.length > 0);
+      await collection.updateOne(head, { $pop: { [OUTBOX_FIELD]: -1 } } as never);
     }
-    if (popped) {
-      // the field exists only while events wait, so that the sweep's sparse index stays small
-      await collection.updateMany(
-        { _id: { $in: batch.map((entry) => entry.documentId) }, [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>,
-        { $unset: { [OUTBOX_FIELD]: '' } },
-      );
-    }
+    // the fields exist only while events wait, so that the sweep's index stays small
+    await collection.updateOne({ ...empty, _id: documentId }, drop);
   }
 
   return {
@@ -116,20 +98,4 @@ export function createOutboxStore(db: Db, { collections, locks }: OutboxStoreOpt
       for (const listener of listeners) listener(committed);
     },
   };
-}
-
-/** Removes empty outboxes that relays racing over one document can leave behind (maintenance). */
-export async function tidyEmptyOutboxes(db: Db, names: readonly string[], locks: DocumentLocks): Promise<number> {
-  const empty = { [OUTBOX_FIELD]: { $size: 0 } } as Filter<OutboxDocument>;
-  let tidied = 0;
-  for (const name of names) {
-    const collection = db.collection<OutboxDocument>(name);
-    const found = await collection.find(empty, { projection: { _id: 1 } }).toArray();
-    for (const { _id } of found) {
-      // the $size guard keeps an event that a write added meanwhile
-      const { modifiedCount } = await locks.exclusive(lockKey(name, _id), () => collection.updateOne({ ...empty, _id }, { $unset: { [OUTBOX_FIELD]: '' } }));
-      tidied += modifiedCount;
-    }
-  }
-  return tidied;
 }

@@ -7,6 +7,7 @@ import {
   documentId,
   fromJsonText,
   lockKey,
+  OUTBOX_WAITING_FIELD,
   scopeFilter,
   toJsonText,
   toResource,
@@ -550,7 +551,7 @@ export function createResourceCollection<Body>(
   const indexDescriptions: IndexDescription[] = [
     { key: { ...scopeKeys, key: 1 }, name: 'scope_key', unique: true },
     // Lets the relay's sweep find documents with unpublished events without a collection scan.
-    { key: { 'outbox.id': 1 }, name: 'outbox_pending', sparse: true },
+    { key: { [OUTBOX_WAITING_FIELD]: 1 }, name: 'outbox_waiting', sparse: true },
     ...(tombstones === 'purge' ? [{ key: { deleted: 1, updated_at: 1 }, name: 'tombstones', sparse: true }] : []),
     ...(cascadeTo.length > 0 ? [{ key: { cascading: 1 }, name: 'cascading', sparse: true }] : []),
     ...Object.entries(definition.indexes ?? {}).map(([indexName, fields]) => ({

@@ -10,7 +10,7 @@ import { createGuard, GUARDS_COLLECTION, NO_INVARIANT, type Guard, type GuardDef
 import { createIdempotencyKeys, IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENCY_KEYS_COLLECTION } from './idempotent-creates.js';
 import { declareIndexes } from './indexes.js';
 import { createItemWriter } from './item-writes.js';
-import { createOutboxStore, tidyEmptyOutboxes } from './outbox-store.js';
+import { createOutboxStore } from './outbox-store.js';
 import { createResourceCollection, type CollectionDefinition, type ResourceCollection } from './resource-collection.js';
 
 export interface StoreOptions {
@@ -20,11 +20,6 @@ export interface StoreOptions {
   staleAfterMs?: number;
   /** How long a purgeable tombstone stays after its event is out (default 10 minutes). */
   tombstoneGraceMs?: number;
-  /**
-   * Least time between two tidyings of empty outboxes (default 10 minutes): FerretDB reads every
-   * document of every collection for it (seconds at 20,000 documents), and only racing relays leave one.
-   */
-  tidyIntervalMs?: number;
 }
 
 /** What one maintenance pass did. */
@@ -33,7 +28,6 @@ export interface MaintenanceReport {
   cascadesFinished: number;
   tombstonesPurged: number;
   idempotencyKeysExpired: number;
-  outboxesTidied: number;
 }
 
 export interface Store {
@@ -52,8 +46,8 @@ export interface Store {
   /** Declares the indexes of every collection; idempotent. */
   declareIndexes(): Promise<void>;
   /**
-   * Finishes what a crash left half done (guard intents, cascades), purges tombstones that are no
-   * longer needed and tidies empty outboxes. Safe to run at any time, from any replica.
+   * Finishes what a crash left half done (guard intents, cascades) and purges tombstones that are no
+   * longer needed. Safe to run at any time, from any replica.
    */
   maintain(): Promise<MaintenanceReport>;
 }
@@ -63,8 +57,7 @@ export interface Store {
  * its collections share, and knows every collection it made, so that the relay can never miss one.
  */
 export function createStore(db: Db, options: StoreOptions): Store {
-  const { maxEventBytes, staleAfterMs = 10_000, tombstoneGraceMs = 10 * 60_000, tidyIntervalMs = 10 * 60_000 } = options;
-  let tidiedAt = Number.NEGATIVE_INFINITY;
+  const { maxEventBytes, staleAfterMs = 10_000, tombstoneGraceMs = 10 * 60_000 } = options;
   const locks = createDocumentLocks();
   const bulk = createBulkWrites();
   const collections = new Map<string, { collection: ResourceCollection<unknown>; guard: Guard<unknown> | undefined; purge: boolean }>();
@@ -127,14 +120,6 @@ export function createStore(db: Db, options: StoreOptions): Store {
     return purged;
   }
 
-  async function tidy(now: number): Promise<number> {
-    try {
-      return await tidyEmptyOutboxes(db, [...collections.keys()], locks);
-    } finally {
-      tidiedAt = now;
-    }
-  }
-
   return {
     db,
     collection,
@@ -161,7 +146,6 @@ export function createStore(db: Db, options: StoreOptions): Store {
         cascadesFinished,
         tombstonesPurged: await purgeTombstones(new Date(now - tombstoneGraceMs)),
         idempotencyKeysExpired: await idempotencyKeys.expire(new Date(now - IDEMPOTENCY_KEY_TTL_MS)),
-        outboxesTidied: now - tidiedAt < tidyIntervalMs ? 0 : await tidy(now),
       };
     },
   };

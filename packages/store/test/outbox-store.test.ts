@@ -112,13 +112,23 @@ describe('outbox store', () => {
     expect(seen).toEqual([{ collection: 'widgets', documentId: 't/n5', events: [expect.objectContaining({ version: 1 })] }]);
   });
 
-  it('tidies an outbox left empty by racing relays, keeping the document', async () => {
-    await mongo.db.collection('widgets').insertOne({ _id: 't/emptied', tenant: 't', key: 'emptied', version: 1, outbox: [] } as never);
-    expect((await store.maintain()).outboxesTidied).toBe(1);
-    expect(await raw('emptied')).toMatchObject({ version: 1 });
-    expect(await raw('emptied')).not.toHaveProperty('outbox');
-    // not again before tidyIntervalMs has passed
-    await mongo.db.collection('widgets').updateOne({ _id: 't/emptied' } as never, { $set: { outbox: [] } });
-    expect((await store.maintain()).outboxesTidied).toBe(0);
+  it('drops an outbox left empty by racing relays when the sweep comes by, keeping the document', async () => {
+    await mongo.db.collection('widgets').insertOne({ _id: 't/emptied', tenant: 't', key: 'emptied', version: 1, outbox: [], outbox_waiting: true } as never);
+    expect(await pendingOf('t/emptied')).toBeUndefined();
+    const stored = await raw('emptied');
+    expect(stored).toMatchObject({ version: 1 });
+    expect(stored).not.toHaveProperty('outbox');
+    expect(stored).not.toHaveProperty('outbox_waiting');
+  });
+
+  it('marks a document as waiting exactly while events wait in it', async () => {
+    await widgets.put(id('w1'), { colour: 'a' });
+    await widgets.put(id('w1'), { colour: 'b' });
+    expect(await raw('w1')).toMatchObject({ outbox_waiting: true });
+    const [first, second] = await eventIds('w1');
+    await store.outbox.clear([published('w1', [first as string])]);
+    expect(await raw('w1')).toMatchObject({ outbox_waiting: true });
+    await store.outbox.clear([published('w1', [second as string])]);
+    expect(await raw('w1')).not.toHaveProperty('outbox_waiting');
   });
 });

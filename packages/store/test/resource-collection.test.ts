@@ -333,7 +333,7 @@ describe('indexes', () => {
     await declareAll(definition);
     await expect(declareAll(definition)).resolves.toBeUndefined();
     const names = (await mongo.db.collection('restarted_widgets').indexes()).map((index) => index.name);
-    expect(names).toEqual(expect.arrayContaining(['scope_key', 'outbox_pending', 'tombstones']));
+    expect(names).toEqual(expect.arrayContaining(['scope_key', 'outbox_waiting', 'tombstones']));
   });
 
   async function declareAll(definition: ReturnType<typeof widgetDefinition>): Promise<void> {
