@@ -23,6 +23,7 @@ import {
 } from '@rm/contracts';
 import { isOutage, toStoredEvent, type StoredDocument } from '@rm/store';
 import { uniqueName } from '@rm/testkit';
+import { createArrivals } from './lib/arrivals.ts';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { benchStore, employeeCollection, employeeEvents, employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
 import { printTable, type ReportRow } from './lib/report.ts';
@@ -37,7 +38,6 @@ const WARM_UP_OPS = 20;
 /** Events of the drain and runner cases, and what the relay and the baseline keep in flight. */
 const BULK_EVENTS = 10_000;
 const PUBLISH_IN_FLIGHT = 256;
-const ARRIVAL_TIMEOUT_MS = 600_000;
 const TENANT = 'bench-tenant';
 
 export const eventPathBench: Bench = {
@@ -172,31 +172,6 @@ async function openOutboxWriter(context: BenchContext, service: string): Promise
       await employees.put({ tenant: TENANT, key }, employeeFields(index));
     },
     close: () => relay.stop(),
-  };
-}
-
-/** When the handler received each entity's event, and a wait for one that has not come yet. */
-function createArrivals() {
-  const times = new Map<string, bigint>();
-  const waiting = new Map<string, () => void>();
-  return {
-    record(key: string): void {
-      times.set(key, process.hrtime.bigint());
-      waiting.get(key)?.();
-    },
-    async wait(key: string): Promise<bigint> {
-      const known = times.get(key);
-      if (known !== undefined) return known;
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no event for ${key} within ${ARRIVAL_TIMEOUT_MS} ms`)), ARRIVAL_TIMEOUT_MS);
-        waiting.set(key, () => {
-          clearTimeout(timer);
-          waiting.delete(key);
-          resolve();
-        });
-      });
-      return times.get(key) as bigint;
-    },
   };
 }
 
@@ -395,6 +370,7 @@ function inMemoryAppliedVersions(): AppliedVersions {
     async record(applied) {
       for (const entity of applied) versions.set(entityRefKey(entity), Math.max(entity.version, versions.get(entityRefKey(entity)) ?? 0));
     },
+    async ping() {},
   };
 }
 

@@ -247,7 +247,7 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
     for (let attempt = 0; inOutage; attempt += 1) {
       await waitBeforeRetry(attempt);
       try {
-        await applied.read([]);
+        await applied.ping();
         leaveOutage();
       } catch (err) {
         if (!isOutage(err)) throw err;

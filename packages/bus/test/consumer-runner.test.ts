@@ -184,6 +184,7 @@ describe('consumer runner', () => {
     const counted: AppliedVersions = {
       read: (entities) => ((calls.read += 1), parts.applied.read(entities)),
       record: (applied) => ((calls.record += 1), parts.applied.record(applied)),
+      ping: () => parts.applied.ping(),
     };
     const seen = new Map<string, number[]>();
     let running = 0;
@@ -237,6 +238,7 @@ describe('consumer runner', () => {
     // the stream holds other tests' events too: the write of the batch with p-1@1 is the slow one
     const slowWrites: AppliedVersions = {
       read: (entities) => parts.applied.read(entities),
+      ping: () => parts.applied.ping(),
       async record(applied) {
         const slow = applied.some((entity) => entity.entityId === 'p-1' && entity.version === 1);
         if (slow) {
@@ -294,6 +296,7 @@ describe('consumer runner', () => {
           throw new Error('the ledger document is larger than 16 MB');
         },
         record: async () => undefined,
+        ping: async () => undefined,
       },
       // a tenant of this test's own: the stream holds the other tests' events too
       filterSubjects: [`rm.${service}.tenant-broken.widget.*`],

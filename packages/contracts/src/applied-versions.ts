@@ -18,6 +18,8 @@ export interface AppliedVersions {
   read(entities: readonly EntityRef[]): Promise<Map<string, number>>;
   /** Raises each entity's applied version to the one given (never lowers it). */
   record(applied: readonly EntityVersion[]): Promise<void>;
+  /** Answers once the ledger's database does: the runner's probe while it waits out an outage. */
+  ping(): Promise<void>;
 }
 
 export function entityRefKey({ tenant, entity, entityId }: EntityRef): string {

@@ -1,6 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { entityRefKey, type AppliedVersions, type EntityRef, type EntityVersion } from '@rm/contracts';
 import type { BulkWrites } from './bulk-writes.js';
+import { inWaves } from './in-waves.js';
 
 export const APPLIED_VERSIONS_COLLECTION = 'applied_versions';
 
@@ -25,8 +26,9 @@ export function createAppliedVersions(db: Db, durable: string, bulk: BulkWrites)
   return {
     async read(entities) {
       const buckets = [...new Set(entities.map(bucketOf))];
-      const found = await ledger.find({ _id: { $in: buckets } } as Filter<LedgerDocument>).toArray();
-      const byId = new Map(found.map((document) => [document._id, document.v]));
+      // one statement per bucket, by its _id: FerretDB pushes no `_id: {$in}` down, and read the whole ledger
+      const found = await inWaves(buckets, BUCKETS, (_id) => ledger.findOne({ _id } as Filter<LedgerDocument>));
+      const byId = new Map(found.flatMap((document) => (document === null ? [] : [[document._id, document.v]])));
       const versions = new Map<string, number>();
       for (const entity of entities) {
         const version = byId.get(bucketOf(entity))?.[fieldName(entity.entityId)];
@@ -47,6 +49,9 @@ export function createAppliedVersions(db: Db, durable: string, bulk: BulkWrites)
         ledger,
         [...raises].map(([_id, fields]) => ({ updateOne: { filter: { _id }, update: { $max: fields }, upsert: true } })),
       );
+    },
+    async ping() {
+      await db.command({ ping: 1 });
     },
   };
 }

@@ -1,8 +1,9 @@
-import type { AnyBulkWriteOperation, Collection, Filter } from 'mongodb';
+import type { Collection, Filter } from 'mongodb';
 import type { PendingEvents } from '@rm/contracts';
 import type { BulkWrites } from './bulk-writes.js';
 import { fromStoredEvent, OUTBOX_FIELD, OUTBOX_WAITING_FIELD, type StoredDocument, type StoredEvent } from './document.js';
 import { isDuplicateKeyError } from './errors.js';
+import { inWaves } from './in-waves.js';
 
 /**
  * One document brought from the version it has (`from`, 0 when there is no document) to a whole next
@@ -17,6 +18,9 @@ export interface ItemWrite<Body> {
   event: StoredEvent;
 }
 
+/** Updates of applyMany side by side. */
+const WRITES_IN_FLIGHT = 8;
+
 /** Fields a next state may leave out; an update removes them from the document. */
 const OPTIONAL_FIELDS = ['body', 'indexed', 'deleted', 'cascading'] as const;
 
@@ -26,7 +30,7 @@ export type NotifyCommit = (committed: PendingEvents) => void;
 export interface ItemWriter<Body> {
   /** Applies one write; false when the document was no longer at `from` (another write came first). */
   applyOne(write: ItemWrite<Body>): Promise<boolean>;
-  /** Applies writes in bulk; returns those that took effect. */
+  /** Applies updates, a few side by side; returns those that took effect. */
   applyMany(writes: readonly ItemWrite<Body>[]): Promise<ItemWrite<Body>[]>;
   /**
    * Inserts documents that do not exist yet, many per statement, through the store's bulk gate (FerretDB
@@ -63,20 +67,9 @@ export function createItemWriter<Body>(
 
   async function applyMany(writes: readonly ItemWrite<Body>[]): Promise<ItemWrite<Body>[]> {
     if (writes.some((write) => write.from === 0)) throw new TypeError('applyMany updates existing documents only');
-    const operations = writes.map(
-      (write): AnyBulkWriteOperation<StoredDocument<Body>> => ({ updateOne: { filter: versionFilter(write), update: updateOf(write) } }),
-    );
-    await bulk(collection, operations);
-    // Read back what the documents hold now: a write applied only if its event is there, and the relay
-    // must get each document's waiting events in order, earlier ones included.
-    const ids = writes.map((write) => write._id);
-    const found = await collection
-      .find({ _id: { $in: ids } } as Filter<StoredDocument<Body>>, { projection: { [OUTBOX_FIELD]: 1 } })
-      .toArray();
-    const outboxOf = new Map(found.map((document) => [document._id, document.outbox ?? []]));
-    const applied = writes.filter((write) => outboxOf.get(write._id)?.some((event) => event.id === write.event.id));
-    for (const write of applied) committed(write._id, outboxOf.get(write._id));
-    return applied;
+    // each by its _id, a few side by side: FerretDB pushes no `_id: {$in}` down, and read the whole collection for it
+    const applied = await inWaves(writes, WRITES_IN_FLIGHT, applyOne);
+    return writes.filter((_, index) => applied[index]);
   }
 
   async function insertMany(writes: readonly ItemWrite<Body>[]): Promise<boolean> {
