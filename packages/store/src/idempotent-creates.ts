@@ -19,7 +19,17 @@ interface IdempotencyRecord {
   /** Set once the resource is known to have been created; until then a retry creates it. */
   created: boolean;
   at: Date;
+  /** The minute of `at` since the epoch: expiry deletes whole minutes by this equality (see expire). */
+  minute: number;
 }
+
+const MINUTE_MS = 60_000;
+/** Minutes expired one by one in a pass, at most; more are expired in one statement over every record. */
+const MAX_MINUTES_A_PASS = 60;
+const minuteOf = (at: Date) => Math.floor(at.getTime() / MINUTE_MS);
+
+/** The index expiry deletes by. */
+export const IDEMPOTENCY_EXPIRY_INDEX = { key: { minute: 1 }, name: 'expiry_minute' };
 
 /** The key was used before with another body. */
 export class IdempotencyKeyReusedError extends StoreError {
@@ -72,12 +82,14 @@ export interface IdempotencyKeys {
     request: { idempotencyKey: string; body: Body; newKey: string },
     create: (key: string) => Promise<Resource<Body>>,
   ): Promise<IdempotentCreated<Body>>;
-  /** Forgets the keys first used before `cutoff`. */
+  /** Forgets the keys first used before `cutoff`'s minute (a key may be kept up to a minute longer). */
   expire(cutoff: Date): Promise<number>;
 }
 
 export function createIdempotencyKeys(db: Db): IdempotencyKeys {
   const records = db.collection<IdempotencyRecord>(IDEMPOTENCY_KEYS_COLLECTION);
+  /** Minutes before this one hold no record any more; unknown until the first expiry of this process. */
+  let expiredBefore: number | undefined;
 
   /** The record of the key: a new one, or the one a first use left. */
   async function recordOf(fresh: IdempotencyRecord): Promise<IdempotencyRecord> {
@@ -102,7 +114,8 @@ export function createIdempotencyKeys(db: Db): IdempotencyKeys {
   ): Promise<IdempotentCreated<Body>> {
     const _id = `${target.name}/${documentId({ ...scope, key: idempotencyKey })}`;
     const fingerprint = fingerprintOf(body);
-    const record = await orUnavailable(() => recordOf({ _id, key: newKey, fingerprint, created: false, at: new Date() }));
+    const at = new Date();
+    const record = await orUnavailable(() => recordOf({ _id, key: newKey, fingerprint, created: false, at, minute: minuteOf(at) }));
     if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(target.entity, idempotencyKey);
     const id = { ...scope, key: record.key };
     // an earlier use of the key recorded it: what it created may be there, or gone, or not yet made
@@ -142,8 +155,17 @@ export function createIdempotencyKeys(db: Db): IdempotencyKeys {
   return {
     createOnce,
     async expire(cutoff) {
-      const { deletedCount } = await records.deleteMany({ at: { $lt: cutoff } });
-      return deletedCount;
+      const before = minuteOf(cutoff);
+      // Usually the minutes that expired since the last pass, each by an equality that FerretDB pushes down
+      // to its index; every record at a process's first pass (it cannot know the oldest) or after a long pause.
+      if (expiredBefore === undefined || before - expiredBefore > MAX_MINUTES_A_PASS) {
+        const { deletedCount } = await records.deleteMany({ minute: { $lt: before } });
+        expiredBefore = before;
+        return deletedCount;
+      }
+      let expired = 0;
+      for (; expiredBefore < before; expiredBefore += 1) expired += (await records.deleteMany({ minute: expiredBefore })).deletedCount;
+      return expired;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTestMongo, type TestMongo } from '@rm/testkit';
+import { connectTestMongo, uniqueName, type TestMongo } from '@rm/testkit';
 import {
   ConcurrentWriteError,
   DatabaseUnavailableError,
@@ -10,6 +10,7 @@ import {
   ResourceNotFoundError,
   type Store,
 } from '../src/index.js';
+import { createIdempotencyKeys } from '../src/idempotent-creates.js';
 import { hours, noOverlappingParts, partDefinition, testStore, type Parts, type Part } from './fixtures.js';
 
 let mongo: TestMongo;
@@ -37,6 +38,11 @@ const keysOf = async (scope: Widget) => (await parts.find(scope)).map(({ key }) 
 const records = () => mongo.db.collection<{ _id: string }>(IDEMPOTENCY_KEYS_COLLECTION);
 type Widget = { tenant: string; parent: string };
 const recordId = (scope: Widget, idempotencyKey: string) => `${parts.name}/${scope.tenant}/${scope.parent}/${idempotencyKey}`;
+/** Plays the passing of a day and a minute since the key's first use. */
+const age = async (scope: Widget, idempotencyKey: string) => {
+  const at = new Date(Date.now() - IDEMPOTENCY_KEY_TTL_MS - 61_000);
+  await records().updateOne({ _id: recordId(scope, idempotencyKey) }, { $set: { at, minute: Math.floor(at.getTime() / 60_000) } });
+};
 const createOnce = (scope: Widget, body: Part, idempotencyKey: string | undefined, create?: (key: string) => Promise<never>) =>
   parts.createOnce(scope, body, { idempotencyKey, ...(create === undefined ? {} : { create }) });
 
@@ -130,11 +136,32 @@ describe('creates with an idempotency key', () => {
   it('forget a key a day after its first use (maintenance)', async () => {
     const scope = newWidget();
     await createOnce(scope, hours(8, 10), 'key-old');
-    await records().updateOne({ _id: recordId(scope, 'key-old') }, { $set: { at: new Date(Date.now() - IDEMPOTENCY_KEY_TTL_MS - 1000) } });
-    expect((await store.maintain()).idempotencyKeysExpired).toBe(1);
+    await age(scope, 'key-old');
+    // as the first pass of a process that starts now
+    expect((await testStore(mongo.db).maintain()).idempotencyKeysExpired).toBe(1);
     const later = await createOnce(scope, hours(11, 12), 'key-old');
     expect(later.replayed).toBe(false);
     expect(await keysOf(scope)).toHaveLength(2);
+  });
+
+  it('forget, after a first pass over every key, the minutes that have expired since, one by one', async () => {
+    const own = mongo.client.db(uniqueName('store_idempotency_expiry'));
+    try {
+      const keys = createIdempotencyKeys(own);
+      const minute = (at: number) => Math.floor(at / 60_000);
+      const start = Date.now();
+      const stored = own.collection<{ _id: string; minute: number }>(IDEMPOTENCY_KEYS_COLLECTION);
+      await stored.insertMany([{ _id: 'long-gone', minute: minute(start) - 90 }]);
+      expect(await keys.expire(new Date(start))).toBe(1);
+      await stored.insertMany([
+        { _id: 'this-minute', minute: minute(start) },
+        { _id: 'next-minute', minute: minute(start) + 1 },
+      ]);
+      expect(await keys.expire(new Date(start + 60_000))).toBe(1);
+      expect(await stored.find().map(({ _id }) => _id).toArray()).toEqual(['next-minute']);
+    } finally {
+      await own.dropDatabase();
+    }
   });
 
   // before, the guard took it for a fresh key and answered with a resource it had not written
