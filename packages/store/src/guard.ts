@@ -64,6 +64,8 @@ export interface GuardDocument {
   items: Binary;
   /** `{ intents: GuardIntent[] }`, packed: the writes the last commit made, applied or not (applying them again is harmless). */
   intents?: Binary;
+  /** The collection, while `intents` are there: maintenance finds them by this equality (see finishStale). */
+  intents_of?: string;
   /** Set by a parent's cascade (see GuardedCommit): the next write must check that the parent is there again. */
   sealed?: true;
   updated_at: Date;
@@ -87,6 +89,9 @@ export interface GuardView {
 }
 
 export const GUARDS_COLLECTION = 'guards';
+
+/** The index maintenance finds guards with intents by (see finishStale). */
+export const STALE_INTENTS_INDEX = { key: { intents_of: 1, updated_at: 1 }, name: 'stale_intents_of', sparse: true };
 
 /** Attempts before a write that keeps losing the guard to other writers answers 409. */
 const MAX_GUARD_ATTEMPTS = 8;
@@ -197,7 +202,7 @@ export function createGuard<Body, Summary>(
       }
     }
     const set = Object.fromEntries(Object.entries({ ...next, version: current.version + 1 }).filter(([, value]) => value !== undefined));
-    const unset = Object.fromEntries((['intents', 'sealed'] as const).filter((field) => next[field] === undefined).map((field) => [field, '' as const]));
+    const unset = Object.fromEntries((['intents', 'intents_of', 'sealed'] as const).filter((field) => next[field] === undefined).map((field) => [field, '' as const]));
     const { matchedCount } = await guards.updateOne({ _id: id, version: current.version } as Filter<GuardDocument>, {
       $set: set,
       ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}),
@@ -231,7 +236,7 @@ export function createGuard<Body, Summary>(
         const intents: GuardIntent[] = writes.length === 0 ? [] : [{ id: uuidv7(), writes: writes as ItemWrite<unknown>[] }];
         const committed = await commitGuard(id, current, {
           items: pack({ items }),
-          ...(intents.length === 0 ? {} : { intents: pack({ intents }) }),
+          ...(intents.length === 0 ? {} : { intents: pack({ intents }), intents_of: collection }),
           ...(seal ? { sealed: true as const } : {}),
           updated_at: new Date(),
         });
@@ -250,9 +255,8 @@ export function createGuard<Body, Summary>(
   }
 
   async function finishStale(cutoff: Date): Promise<number> {
-    const stale = await guards
-      .find({ collection, intents: { $exists: true }, updated_at: { $lt: cutoff } } as Filter<GuardDocument>, { projection: { _id: 1 } })
-      .toArray();
+    // by `intents_of`, an equality FerretDB pushes down to its index (`collection` matched every guard of it)
+    const stale = await guards.find({ intents_of: collection, updated_at: { $lt: cutoff } } as Filter<GuardDocument>, { projection: { _id: 1 } }).toArray();
     let rolledForward = 0;
     for (const { _id } of stale) {
       await locks.exclusive(lockOf(_id), async () => {
@@ -260,7 +264,7 @@ export function createGuard<Body, Summary>(
         if (guard?.intents === undefined) return;
         for (const intent of unpack<GuardIntent>(guard.intents, 'intents')) if (await applyIntent(intent)) rolledForward += 1;
         // Only if nobody committed meanwhile: a newer intent is that writer's to finish.
-        await guards.updateOne({ _id, version: guard.version } as Filter<GuardDocument>, { $unset: { intents: '' } });
+        await guards.updateOne({ _id, version: guard.version } as Filter<GuardDocument>, { $unset: { intents: '', intents_of: '' } });
       });
     }
     return rolledForward;

@@ -6,7 +6,7 @@ import { createDocumentLocks } from './document-locks.js';
 import type { StoredDocument } from './document.js';
 import { StoreUsageError } from './errors.js';
 import { createEventBuilder } from './event-builder.js';
-import { createGuard, GUARDS_COLLECTION, NO_INVARIANT, type Guard, type GuardDefinition } from './guard.js';
+import { createGuard, GUARDS_COLLECTION, NO_INVARIANT, STALE_INTENTS_INDEX, type Guard, type GuardDefinition } from './guard.js';
 import { createIdempotencyKeys, IDEMPOTENCY_EXPIRY_INDEX, IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENCY_KEYS_COLLECTION } from './idempotent-creates.js';
 import { declareIndexes } from './indexes.js';
 import { createItemWriter } from './item-writes.js';
@@ -128,7 +128,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
     appliedVersions: (durable) => createAppliedVersions(db, durable, bulk),
     async declareIndexes() {
       for (const [name, { collection: declared }] of collections) await declareIndexes(db.collection(name), declared.indexDescriptions);
-      await declareIndexes(db.collection(GUARDS_COLLECTION), [{ key: { collection: 1, updated_at: 1 }, name: 'stale_intents' }]);
+      await declareIndexes(db.collection(GUARDS_COLLECTION), [STALE_INTENTS_INDEX]);
       await declareIndexes(db.collection(IDEMPOTENCY_KEYS_COLLECTION), [IDEMPOTENCY_EXPIRY_INDEX]);
       for (const [name, indexes] of plainIndexes) await declareIndexes(db.collection(name), indexes);
     },

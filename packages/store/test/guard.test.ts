@@ -102,12 +102,15 @@ describe('a guarded invariant (no two parts of a widget overlap)', () => {
     await mongo.db.collection(parts.name).deleteOne({ _id: `${tenant}/w-7/${part.key}` as never });
     const restarted = testStore(mongo.db, { staleAfterMs: 0 });
     restarted.collection(partDefinition({ name: parts.name, guard: noOverlappingParts }));
+    // what maintenance finds it by
+    expect(await rawGuard('w-7')).toMatchObject({ intents_of: parts.name });
 
     const report = await restarted.maintain();
     expect(report.intentsFinished).toBeGreaterThanOrEqual(1);
     expect(await rawPart(mongo.db, 'w-7', part.key)).toMatchObject({ version: 1, body: hours(8, 12) });
     const guard = await rawGuard('w-7');
     expect(guard?.intents).toBeUndefined();
+    expect(guard?.intents_of).toBeUndefined();
     expect(unpackedItems(guard)).toMatchObject([{ key: part.key }]);
   });
 
