@@ -19,6 +19,8 @@ interface ReferenceRow {
   claimed_at?: Date;
   /** A claim's row: the version its write produced, once the writer said so. */
   settled_version?: number;
+  /** A claim's row until it settles: its entity, an equality that an index serves (see dropUnsettledClaims). */
+  unsettled?: string;
 }
 
 /** A referrer of a home base, as a refused delete lists it; `pending` for a claim. */
@@ -55,7 +57,7 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
   const rows: Collection<ReferenceRow> = store.plainCollection<ReferenceRow>('home_base_references', [
     { key: { tenant: 1, home_bases: 1, entity: 1, entity_id: 1 }, name: 'by_home_base' },
     { key: { tenant: 1, entity: 1, entity_id: 1 }, name: 'by_referrer' },
-    { key: { entity: 1, claimed_at: 1 }, name: 'claims_by_age' },
+    { key: { unsettled: 1, claimed_at: 1 }, name: 'unsettled_claims', sparse: true },
   ]);
 
   async function claim(tenant: string, referrer: Referrer, homeBases: readonly string[]): Promise<string> {
@@ -68,6 +70,7 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
         entity_id: referrer.id,
         home_bases: [...homeBases],
         claimed_at: new Date(),
+        unsettled: referrer.entity,
       }),
     );
     return claimId;
@@ -79,7 +82,7 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
 
   async function settleClaim(tenant: string, claimId: string, version: number): Promise<boolean> {
     const _id = claimRowId(tenant, claimId);
-    const claimed = await orUnavailable(() => rows.findOneAndUpdate({ _id }, { $set: { settled_version: version } }));
+    const claimed = await orUnavailable(() => rows.findOneAndUpdate({ _id }, { $set: { settled_version: version }, $unset: { unsettled: '' } }));
     if (claimed === null) return false;
     // the event may have come first: then nothing else would ever take the claim away
     const referrer = { entity: claimed.entity, id: claimed.entity_id };
@@ -103,9 +106,10 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
   }
 
   async function dropUnsettledClaims(entities: readonly string[], before: Date): Promise<number> {
-    const unsettled = { entity: { $in: [...entities] }, claimed_at: { $lt: before }, settled_version: { $exists: false } };
-    const { deletedCount } = await rows.deleteMany(unsettled);
-    return deletedCount;
+    let dropped = 0;
+    // one entity at a time: FerretDB pushes neither `$in` nor `$exists` down, and read every row for them
+    for (const entity of entities) dropped += (await rows.deleteMany({ unsettled: entity, claimed_at: { $lt: before } })).deletedCount;
+    return dropped;
   }
 
   async function referrersOf(tenant: string, homeBase: string): Promise<{ referrers: ListedReferrer[]; total: number }> {
