@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ConfigError } from '@rm/service-kit';
+import { IDEMPOTENCY_KEYS_COLLECTION } from '@rm/store';
 import { connectTestNats, createTestServiceEnv, findFreePort, uniqueName, waitFor, type TestServiceEnv } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../src/index.js';
@@ -70,9 +71,10 @@ describe('a service run from its definition', () => {
   });
 
   it('runs the store maintenance on its interval', async () => {
-    // what relays racing over one document can leave; maintenance removes the empty field
-    await service.store.db.collection('gadgets').insertOne({ _id: `${tenant}/emptied`, tenant, key: 'emptied', version: 1, outbox: [] } as never);
-    await waitFor('maintenance to tidy the outbox', async () => (await service.store.db.collection('gadgets').countDocuments({ _id: `${tenant}/emptied`, outbox: { $exists: true } } as never)) === 0, 10_000);
+    // an idempotency key first used long ago: maintenance forgets it
+    const keys = service.store.db.collection(IDEMPOTENCY_KEYS_COLLECTION);
+    await keys.insertOne({ _id: 'gadgets/expired-key', key: 'k', fingerprint: 'f', created: true, at: new Date(0), minute: 0 } as never);
+    await waitFor('maintenance to forget the key', async () => (await keys.countDocuments({ _id: 'gadgets/expired-key' } as never)) === 0, 10_000);
   });
 
   it('declares its stream and its consumer on the publisher stream, named for the database that holds its ledger', async () => {
