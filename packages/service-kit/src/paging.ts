@@ -1,5 +1,5 @@
 import { DEFAULT_PAGE_SIZE, type Cursors, type PageQuery } from '@rm/contracts';
-import type { IndexedFilter, Resource, ResourceCollection, Scope } from '@rm/store';
+import { listPosition, type IndexedFilter, type Resource, type ResourceCollection, type Scope } from '@rm/store';
 import { invalidCursor, type CursorCodec } from './cursor.js';
 
 /** Where a page starts, relative to an item key; no bound is the first page. */
@@ -99,7 +99,8 @@ export interface ListFilter {
 }
 
 /**
- * One page of a list of stored resources, in key order, for the `cursor` and `limit` of a query. Its
+ * One page of a list of stored resources, in list order (the store's listPosition: the hash of the key,
+ * then the key), for the `cursor` and `limit` of a query. Its
  * cursors name positions in this one list (`listName` of the scope's tenant, and of its parent for
  * sub-resources, with its filter's parameters), so that another tenant's, list's or filter's cursor is refused.
  */
@@ -116,7 +117,7 @@ export function pageOfResources<Body>(
     cursor: query.cursor,
     limit: query.limit ?? DEFAULT_PAGE_SIZE,
     codec,
-    key: (resource: Resource<Body>) => resource.key,
+    key: (resource: Resource<Body>) => listPosition(resource.key),
     isKey: isStringKey,
     scope: [scope.tenant, listName, ...(scope.parent === undefined ? [] : [scope.parent]), ...filtered].join(':'),
     fetch: (read) => resources.list(scope, { ...read, ...(filter === undefined ? {} : { where: filter.where }) }),

@@ -1,6 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { entityRefKey, type AppliedVersions, type EntityRef, type EntityVersion } from '@rm/contracts';
 import type { BulkWrites } from './bulk-writes.js';
+import { fnv1a } from './fnv1a.js';
 import { inWaves } from './in-waves.js';
 
 export const APPLIED_VERSIONS_COLLECTION = 'applied_versions';
@@ -59,14 +60,4 @@ export function createAppliedVersions(db: Db, durable: string, bulk: BulkWrites)
 /** Entity ids may hold `.` (business ids do), which a field name must not; `%` keeps the encoding reversible. */
 function fieldName(entityId: string): string {
   return entityId.replaceAll('%', '%25').replaceAll('.', '%2E').replaceAll('$', '%24');
-}
-
-/** 32-bit FNV-1a: a stable, well-spread hash of an id, for its bucket. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }

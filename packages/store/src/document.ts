@@ -58,6 +58,8 @@ export interface StoredDocument<Body> {
   version: number;
   body?: JsonText<Body>;
   indexed?: Record<string, unknown>;
+  /** The buckets of its list that a live resource is read in (list-buckets.ts); a tombstone has none. */
+  pages?: Record<string, number>;
   deleted?: true;
   /** On a parent's tombstone while its sub-resources are still being removed (see cascade). */
   cascading?: true;

@@ -22,7 +22,7 @@ export interface ItemWrite<Body> {
 const WRITES_IN_FLIGHT = 8;
 
 /** Fields a next state may leave out; an update removes them from the document. */
-const OPTIONAL_FIELDS = ['body', 'indexed', 'deleted', 'cascading'] as const;
+const OPTIONAL_FIELDS = ['body', 'indexed', 'pages', 'deleted', 'cascading'] as const;
 
 /** Hands the waiting events of a written document to the relay. */
 export type NotifyCommit = (committed: PendingEvents) => void;

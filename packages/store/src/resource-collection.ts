@@ -30,18 +30,16 @@ import type { Guard, GuardDefinition, GuardView } from './guard.js';
 import type { IdempotencyKeys, IdempotentCreated } from './idempotent-creates.js';
 import { inWaves } from './in-waves.js';
 import type { ItemWrite, ItemWriter } from './item-writes.js';
+import { BUCKET_LEVELS, bucketField, bucketsOf, listPosition, readByBuckets, type PositionRead } from './list-buckets.js';
 
 /** Parsed If-Match: any existing version, or one of the listed ones. */
 export type IfMatch = { any: true } | { versions: readonly number[] };
 
 /**
- * One keyset read of a page (as service-kit's `paginate` asks for it): keys `$gt` after, `$gte` from
- * or `$lt` before the bound, in key order or, when `descending`, the reverse.
+ * One keyset read of a page (as service-kit's `paginate` asks for it): list positions (listPosition)
+ * after, from or before the bound, in position order or, when `descending`, the reverse.
  */
-export interface KeysetRead {
-  bound: { after: string } | { from: string } | { before: string } | undefined;
-  descending: boolean;
-  limit: number;
+export interface KeysetRead extends PositionRead {
   /** Only the resources whose indexed fields match (a filtered list). */
   where?: IndexedFilter;
 }
@@ -106,7 +104,7 @@ export interface ResourceCollection<Body> {
   readonly name: string;
   readonly collection: Collection<StoredDocument<Body>>;
   get(id: ResourceId): Promise<Resource<Body> | null>;
-  /** One page of a list, in key order (see KeysetRead). */
+  /** One page of a list, in list position order (see KeysetRead and list-buckets.ts). */
   list(scope: Scope, read: KeysetRead): Promise<Resource<Body>[]>;
   /** The live resources of a list whose indexed fields match, in key order. */
   find(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
@@ -175,6 +173,10 @@ const REMOVE_BATCH = 200;
 const KNOWN_WRITES_IN_FLIGHT = 16;
 /** Bytes of events one commit of removeMany carries at most, well below MongoDB's 16 MiB per document. */
 const MAX_INTENT_EVENT_BYTES = 8 * 1024 ** 2;
+/** Lists whose size this process remembers, for the next read of a page of them (see readByBuckets). */
+const REMEMBERED_LIST_SIZES = 1_000;
+/** What a read assumes of a tenant's list it knows nothing of yet; a parent's lists are assumed small. */
+const UNKNOWN_TENANT_LIST_SIZE = 10_000;
 
 export function createResourceCollection<Body>(
   db: Db,
@@ -226,6 +228,7 @@ export function createResourceCollection<Body>(
         version,
         body: toJsonText(body),
         ...(indexed === undefined ? {} : { indexed: indexed(body) }),
+        pages: bucketsOf(id.key),
         created_at: createdAt,
         updated_at: at,
       },
@@ -513,21 +516,22 @@ export function createResourceCollection<Body>(
     return document === null || document.deleted ? null : toResource(document);
   }
 
-  async function list(scope: Scope, { bound, descending, limit, where = {} }: KeysetRead): Promise<Resource<Body>[]> {
+  const listSizes = new Map<string, number>();
+
+  async function list(scope: Scope, { where = {}, ...read }: KeysetRead): Promise<Resource<Body>[]> {
     checkScope(scope);
-    const range =
-      bound === undefined ? undefined
-      : 'after' in bound ? { $gt: bound.after }
-      : 'from' in bound ? { $gte: bound.from }
-      : { $lt: bound.before };
-    const found = await orUnavailable(() =>
-      collection
-        .find({ ...scopeFilter(scope), ...live, ...indexedFilter(where), ...(range ? { key: range } : {}) } as Filter<StoredDocument<Body>>)
-        .sort({ key: descending ? -1 : 1 })
-        .limit(limit)
-        .toArray(),
+    const filter = { ...scopeFilter(scope), ...live, ...indexedFilter(where) };
+    const listKey = JSON.stringify([scope.tenant, scope.parent, where]);
+    const remembered = listSizes.get(listKey) ?? (scope.parent === undefined ? UNKNOWN_TENANT_LIST_SIZE : 0);
+    const { items, size } = await orUnavailable(() =>
+      readByBuckets<StoredDocument<Body>>(read, remembered, (document) => listPosition(document.key), (level, bucket) =>
+        collection.find((level === 0 ? filter : { ...filter, [bucketField(level)]: bucket }) as Filter<StoredDocument<Body>>).toArray(),
+      ),
     );
-    return found.map(toResource);
+    listSizes.delete(listKey);
+    listSizes.set(listKey, size);
+    if (listSizes.size > REMEMBERED_LIST_SIZES) listSizes.delete(listSizes.keys().next().value as string);
+    return items.map(toResource);
   }
 
   async function find(scope: Scope, where: IndexedFilter = {}): Promise<Resource<Body>[]> {
@@ -554,6 +558,8 @@ export function createResourceCollection<Body>(
     { key: { [OUTBOX_WAITING_FIELD]: 1 }, name: 'outbox_waiting', sparse: true },
     ...(tombstones === 'purge' ? [{ key: { deleted: 1, updated_at: 1 }, name: 'tombstones', sparse: true }] : []),
     ...(cascadeTo.length > 0 ? [{ key: { cascading: 1 }, name: 'cascading', sparse: true }] : []),
+    // the buckets that lists are read by (list-buckets.ts)
+    ...BUCKET_LEVELS.flatMap((level) => (level === 0 ? [] : [{ key: { ...scopeKeys, [bucketField(level)]: 1 }, name: `page_l${level}` }])),
     ...Object.entries(definition.indexes ?? {}).map(([indexName, fields]) => ({
       key: { ...scopeKeys, ...Object.fromEntries(fields.map((field) => [`indexed.${field}`, 1])) },
       name: indexName,
