@@ -93,16 +93,18 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
 
   async function apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[]): Promise<void> {
     const state = { tenant, entity: referrer.entity, entity_id: referrer.id, home_bases: [...new Set(homeBases)] };
-    // A referrer that names no home base and has no claim needs no row (most never name one); one
-    // with a claim gets it, so that a settlement with an older version sees this one was applied.
-    const needsRow = homeBases.length > 0 || (await hasClaims(tenant, referrer));
-    await setIfNewer(rows, referrerRowId(tenant, referrer), version, state, { create: needsRow });
-    // the claims this version settles
-    await rows.deleteMany({ ...referrerFilter(tenant, referrer), settled_version: { $lte: version } });
-  }
-
-  async function hasClaims(tenant: string, referrer: Referrer): Promise<boolean> {
-    return (await rows.countDocuments({ ...referrerFilter(tenant, referrer), claimed_at: { $exists: true } }, { limit: 1 })) > 0;
+    // One read of the referrer's rows decides what to write: most referrers never name a home base, and
+    // then have neither a row nor a claim, and nothing is written.
+    const held = await rows.find(referrerFilter(tenant, referrer)).toArray();
+    const hasRow = held.some((row) => row._id === referrerRowId(tenant, referrer));
+    const hasClaims = held.some((row) => row.claimed_at !== undefined);
+    // A referrer with a claim gets a row, so that a settlement with an older version sees this one was applied.
+    if (homeBases.length > 0 || hasClaims || hasRow) {
+      await setIfNewer(rows, referrerRowId(tenant, referrer), version, state, { create: homeBases.length > 0 || hasClaims });
+    }
+    // the claims this version settles; after the row's write, so that a settlement racing with it sees
+    // one or the other (a claim settled since the read is among them)
+    if (hasClaims) await rows.deleteMany({ ...referrerFilter(tenant, referrer), settled_version: { $lte: version } });
   }
 
   async function dropUnsettledClaims(entities: readonly string[], before: Date): Promise<number> {
