@@ -1,4 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { inListOrder } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   actualBody,
@@ -266,7 +267,7 @@ describe('GET and DELETE /means/{employee_id}/actual/{actual_id}', () => {
 });
 
 describe('GET /means/{employee_id}/actual', () => {
-  it('lists the actuals of the employee in id order, each with its etag', async () => {
+  it('lists the actuals of the employee in list order, each with its etag', async () => {
     const employee = await newEmployee();
     const other = await newEmployee();
     await alice.put(employee, 'b', actualBody({ work_time: 'PT1H' }));
@@ -275,11 +276,12 @@ describe('GET /means/{employee_id}/actual', () => {
     await alice.put(other, 'c', actualBody());
     const response = await alice.list(employee);
     expect(response.statusCode).toBe(200);
+    const expected: Record<string, unknown> = {
+      a: { ...stored(employee, 'a', 2, actualBody({ work_time: 'PT2H' })), etag: 'W/"2"' },
+      b: { ...stored(employee, 'b', 1, actualBody({ work_time: 'PT1H' })), etag: 'W/"1"' },
+    };
     expect(json(response)).toEqual({
-      actuals: [
-        { ...stored(employee, 'a', 2, actualBody({ work_time: 'PT2H' })), etag: 'W/"2"' },
-        { ...stored(employee, 'b', 1, actualBody({ work_time: 'PT1H' })), etag: 'W/"1"' },
-      ],
+      actuals: inListOrder(['a', 'b']).map((id) => expected[id]),
       cursors: { self: expect.any(String) },
     });
   });

@@ -1,3 +1,4 @@
+import { inListOrder, listPosition } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   actualBody,
@@ -19,7 +20,19 @@ const tenant = newTenant('actual_paging');
 const otherTenant = newTenant('actual_paging_b');
 const EMPLOYEE = 'emp-paging';
 const NEIGHBOUR = 'emp-neighbour';
-const ids = ['a01', 'a02', 'a03', 'a04', 'a05'];
+/** The actuals in list order (lists read by listPosition, not by id). */
+const ids = inListOrder(['a01', 'a02', 'a03', 'a04', 'a05']);
+
+/** The first of `${prefix}0`, `${prefix}1`, … whose list position lies strictly after that of `after` and before that of `before` (undefined: no bound). */
+function idBetween(prefix: string, after: string | undefined, before: string | undefined): string {
+  for (let n = 0; n < 100_000; n += 1) {
+    const id = `${prefix}${n}`;
+    if ((after === undefined || listPosition(id) > listPosition(after)) && (before === undefined || listPosition(id) < listPosition(before))) return id;
+  }
+  throw new Error(`no ${prefix}… between ${after} and ${before}`);
+}
+/** A neighbour's actuals: one before this employee's first, one between its second and third, one after its last. */
+const neighbourIds = [idBetween('a00', undefined, ids[0]), idBetween('a00', ids[1], ids[2]), idBetween('a00', ids[4], undefined)];
 let world: DeploymentsWorld;
 let carol: ActualClient;
 
@@ -33,7 +46,7 @@ beforeAll(async () => {
     expect(response.statusCode).toBe(201);
   }
   // a neighbour's actuals sort between and around this employee's ids: never listed with them
-  for (const id of ['a00', 'a025', 'a06']) expect((await carol.put(NEIGHBOUR, id, actualBody())).statusCode).toBe(201);
+  for (const id of neighbourIds) expect((await carol.put(NEIGHBOUR, id, actualBody())).statusCode).toBe(201);
 });
 
 afterAll(async () => {
@@ -49,44 +62,45 @@ const violationsOf = (page: Page) => (page as unknown as { violations: { field: 
 const at = (cursor: string | undefined) => `cursor=${encodeURIComponent(cursor ?? '')}`;
 
 describe('GET /means/{employee_id}/actual', () => {
-  it("returns the employee's full actuals under actuals in id order, each with its etag, and a page of 100 by default", async () => {
+  it("returns the employee's full actuals under actuals in list order, each with its etag, and a page of 100 by default", async () => {
     const { status, page } = await list('');
     expect(status).toBe(200);
     expect(Object.keys(page).sort()).toEqual(['actuals', 'cursors']);
     expect(idsOf(page)).toEqual(ids);
-    expect(page.actuals[0]).toEqual({ ...stored(EMPLOYEE, 'a01', 1, actualBody({ work_time: 'PT01M' })), etag: 'W/"1"' });
+    expect(page.actuals[0]).toEqual({ ...stored(EMPLOYEE, ids[0]!, 1, actualBody({ work_time: `PT${ids[0]!.slice(1)}M` })), etag: 'W/"1"' });
     expect(page.cursors).toEqual({ self: expect.any(String) });
   });
 
   it('pages forwards with next cursors and back with prev; the first page has no prev, the last no next', async () => {
     const first = await list('?limit=2');
-    expect(idsOf(first.page)).toEqual(['a01', 'a02']);
+    expect(idsOf(first.page)).toEqual([ids[0], ids[1]]);
     expect(first.page.cursors.prev).toBeUndefined();
     const second = await list(`?limit=2&${at(first.page.cursors.next)}`);
-    expect(idsOf(second.page)).toEqual(['a03', 'a04']);
+    expect(idsOf(second.page)).toEqual([ids[2], ids[3]]);
     const third = await list(`?limit=2&${at(second.page.cursors.next)}`);
-    expect(idsOf(third.page)).toEqual(['a05']);
+    expect(idsOf(third.page)).toEqual([ids[4]]);
     expect(third.page.cursors.next).toBeUndefined();
 
     const back = await list(`?limit=2&${at(third.page.cursors.prev)}`);
-    expect(idsOf(back.page)).toEqual(['a03', 'a04']);
+    expect(idsOf(back.page)).toEqual([ids[2], ids[3]]);
     const front = await list(`?limit=2&${at(back.page.cursors.prev)}`);
-    expect(idsOf(front.page)).toEqual(['a01', 'a02']);
+    expect(idsOf(front.page)).toEqual([ids[0], ids[1]]);
     expect(front.page.cursors.prev).toBeUndefined();
-    expect(idsOf((await list(`?limit=2&${at(second.page.cursors.self)}`)).page)).toEqual(['a03', 'a04']);
+    expect(idsOf((await list(`?limit=2&${at(second.page.cursors.self)}`)).page)).toEqual([ids[2], ids[3]]);
   });
 
   it('shows on the next page what was written after the first page was read, and leaves deleted actuals out', async () => {
     const first = await list('?limit=2');
-    expect((await carol.put(EMPLOYEE, 'a035', actualBody())).statusCode).toBe(201);
-    expect(idsOf((await list(`?limit=2&${at(first.page.cursors.next)}`)).page)).toEqual(['a03', 'a035']);
-    expect((await carol.remove(EMPLOYEE, 'a035')).statusCode).toBe(204);
-    expect(idsOf((await list(`?limit=2&${at(first.page.cursors.next)}`)).page)).toEqual(['a03', 'a04']);
+    const written = idBetween('a03', ids[2], ids[3]);
+    expect((await carol.put(EMPLOYEE, written, actualBody())).statusCode).toBe(201);
+    expect(idsOf((await list(`?limit=2&${at(first.page.cursors.next)}`)).page)).toEqual([ids[2], written]);
+    expect((await carol.remove(EMPLOYEE, written)).statusCode).toBe(204);
+    expect(idsOf((await list(`?limit=2&${at(first.page.cursors.next)}`)).page)).toEqual([ids[2], ids[3]]);
     expect(idsOf((await list('?limit=1000')).page)).toEqual(ids);
   });
 
   it('accepts a limit of 1 and of 1000, and refuses one outside 1 to 1000 or malformed, naming limit', async () => {
-    expect(idsOf((await list('?limit=1')).page)).toEqual(['a01']);
+    expect(idsOf((await list('?limit=1')).page)).toEqual([ids[0]]);
     expect(idsOf((await list('?limit=1000')).page)).toEqual(ids);
     for (const limit of ['0', '1001', '-1', 'ten', '2.5', '']) {
       const { status, page, response } = await list(`?limit=${limit}`);
@@ -116,14 +130,14 @@ describe('GET /means/{employee_id}/actual', () => {
 
   it("lists only the named employee's actuals", async () => {
     const { page } = await list('', carol, NEIGHBOUR);
-    expect(idsOf(page)).toEqual(['a00', 'a025', 'a06']);
+    expect(idsOf(page)).toEqual(neighbourIds);
     expect(page.actuals.every((actual) => actual.employee_id === NEIGHBOUR)).toBe(true);
   });
 
   it('pages through more than one full page of 100', async () => {
     const employee = 'emp-many';
     await world.employee(tenant, employee);
-    const many = Array.from({ length: 150 }, (_, index) => `m${String(index).padStart(3, '0')}`);
+    const many = inListOrder(Array.from({ length: 150 }, (_, index) => `m${String(index).padStart(3, '0')}`));
     for (const id of many) expect((await carol.put(employee, id, actualBody(), { prefer: 'return=minimal' })).statusCode).toBe(204);
     const first = await list('', carol, employee);
     expect(idsOf(first.page)).toEqual(many.slice(0, 100));

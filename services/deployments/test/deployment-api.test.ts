@@ -1,3 +1,4 @@
+import { inListOrder } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, json, newTenant } from './helpers.js';
 import {
@@ -220,7 +221,7 @@ describe('GET and DELETE /deployment/{id}', () => {
 });
 
 describe('GET /deployment', () => {
-  it("pages through all of the tenant's deployments, external and planning-bound, each once, in id order", async () => {
+  it("pages through all of the tenant's deployments, external and planning-bound, each once, in list order", async () => {
     const pagingTenant = newTenant('deployment_paging');
     const carol = deploymentClient(dw.harness, await dw.harness.as(pagingTenant));
     const employees = Array.from({ length: 7 }, (_, n) => `pe-${n}`);
@@ -232,13 +233,14 @@ describe('GET /deployment', () => {
     const fields = storedFields('pe-0', ['pt'], at(30), at(31), { planning_id: 'p-1' });
     await dw.harness.service.collections.deployments.put({ tenant: pagingTenant, key: 'd-planned' }, fields);
 
+    const ids = inListOrder([...employees.map((_, n) => `d-${n}`), 'd-planned']);
     const first = await carol.list('?limit=3');
     expect(first.statusCode).toBe(200);
     const page = json<{ deployments: Deployment[]; cursors: { next?: string } }>(first);
-    expect(page.deployments.map(({ id }) => id)).toEqual(['d-0', 'd-1', 'd-2']);
+    expect(page.deployments.map(({ id }) => id)).toEqual(ids.slice(0, 3));
     expect(page.cursors.next).toEqual(expect.any(String));
     const all = await carol.all(3);
-    expect(all.map(({ id }) => id)).toEqual([...employees.map((_, n) => `d-${n}`), 'd-planned']);
+    expect(all.map(({ id }) => id)).toEqual(ids);
     expect(all.find(({ id }) => id === 'd-planned')).toMatchObject({ planning_id: 'p-1', employee_id: 'pe-0', version: 1 });
     expect(all.find(({ id }) => id === 'd-3')).toEqual({
       id: 'd-3',

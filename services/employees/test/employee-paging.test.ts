@@ -1,3 +1,4 @@
+import { inListOrder, listPosition } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
 
@@ -8,7 +9,17 @@ interface Page {
 
 let harness: EmployeesHarness;
 let carol: Record<string, string>;
-const ids = ['e01', 'e02', 'e03', 'e04', 'e05'];
+/** The employees in list order (lists read by listPosition, not by id). */
+const ids = inListOrder(['e01', 'e02', 'e03', 'e04', 'e05']);
+
+/** The first of `${prefix}0`, `${prefix}1`, … whose list position lies strictly between those of `after` and `before`. */
+function idBetween(prefix: string, after: string, before: string): string {
+  for (let n = 0; n < 100_000; n += 1) {
+    const id = `${prefix}${n}`;
+    if (listPosition(id) > listPosition(after) && listPosition(id) < listPosition(before)) return id;
+  }
+  throw new Error(`no ${prefix}… between ${after} and ${before}`);
+}
 
 beforeAll(async () => {
   harness = await startEmployees();
@@ -29,31 +40,31 @@ const list = async (query: string, headers = carol) => {
 const idsOf = (page: Page) => page.employees.map((employee) => employee.business_id);
 
 describe('GET /employee', () => {
-  it('pages forwards with next cursors in id order; the first page has no prev, the last no next', async () => {
+  it('pages forwards with next cursors in list order; the first page has no prev, the last no next', async () => {
     const first = await list('?limit=2');
     expect(first.status).toBe(200);
-    expect(idsOf(first.page)).toEqual(['e01', 'e02']);
+    expect(idsOf(first.page)).toEqual([ids[0], ids[1]]);
     expect(first.page.cursors.prev).toBeUndefined();
     expect(first.page.cursors.self).toEqual(expect.any(String));
 
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.page.cursors.next!)}`);
-    expect(idsOf(second.page)).toEqual(['e03', 'e04']);
+    expect(idsOf(second.page)).toEqual([ids[2], ids[3]]);
     expect(second.page.cursors.prev).toEqual(expect.any(String));
 
     const third = await list(`?limit=2&cursor=${encodeURIComponent(second.page.cursors.next!)}`);
-    expect(idsOf(third.page)).toEqual(['e05']);
+    expect(idsOf(third.page)).toEqual([ids[4]]);
     expect(third.page.cursors.next).toBeUndefined();
 
     const back = await list(`?limit=2&cursor=${encodeURIComponent(third.page.cursors.prev!)}`);
-    expect(idsOf(back.page)).toEqual(['e03', 'e04']);
+    expect(idsOf(back.page)).toEqual([ids[2], ids[3]]);
     const again = await list(`?limit=2&cursor=${encodeURIComponent(second.page.cursors.self!)}`);
-    expect(idsOf(again.page)).toEqual(['e03', 'e04']);
+    expect(idsOf(again.page)).toEqual([ids[2], ids[3]]);
   });
 
   it('returns the full employees and defaults to a page of 100', async () => {
     const { page } = await list('');
     expect(page.employees).toHaveLength(5);
-    expect(page.employees[0]).toEqual({ business_id: 'e01', ...employeeBody(), version: 1 });
+    expect(page.employees[0]).toEqual({ business_id: ids[0], ...employeeBody(), version: 1 });
     expect(page.cursors.next).toBeUndefined();
   });
 
@@ -90,9 +101,12 @@ describe('GET /employee', () => {
 
   it('stays stable when employees are created before the cursor meanwhile', async () => {
     const first = await list('?limit=2');
-    await harness.app.inject({ method: 'PUT', url: `${BASE}/employee/e015`, headers: carol, payload: employeeBody() });
+    // between the first page's two: before its cursor
+    const before = idBetween('e01', ids[0]!, ids[1]!);
+    expect((await harness.app.inject({ method: 'PUT', url: `${BASE}/employee/${before}`, headers: carol, payload: employeeBody() })).statusCode).toBe(201);
+    expect(idsOf((await list('?limit=3')).page)).toEqual([ids[0], before, ids[1]]);
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.page.cursors.next!)}`);
-    expect(idsOf(second.page)).toEqual(['e03', 'e04']);
-    await harness.app.inject({ method: 'DELETE', url: `${BASE}/employee/e015`, headers: carol });
+    expect(idsOf(second.page)).toEqual([ids[2], ids[3]]);
+    expect((await harness.app.inject({ method: 'DELETE', url: `${BASE}/employee/${before}`, headers: carol })).statusCode).toBe(204);
   });
 });

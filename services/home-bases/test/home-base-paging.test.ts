@@ -1,3 +1,4 @@
+import { inListOrder } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, homeBaseBody, json, startHomeBases, type HomeBasesHarness } from './helpers.js';
 
@@ -8,7 +9,8 @@ interface Page {
 
 let harness: HomeBasesHarness;
 let carol: Record<string, string>;
-const ids = ['h01', 'h02', 'h03', 'h04', 'h05'];
+/** The home bases in list order (lists read by listPosition, not by id). */
+const ids = inListOrder(['h01', 'h02', 'h03', 'h04', 'h05']);
 
 beforeAll(async () => {
   harness = await startHomeBases();
@@ -30,35 +32,35 @@ const idsOf = (page: Page) => page.home_bases.map((homeBase) => homeBase.busines
 const violationsOf = (page: Page) => (page as unknown as { violations: { field: string; message: string }[] }).violations;
 
 describe('GET /home-base', () => {
-  it('returns the full home bases under home_bases in id order, and defaults to a page of 100', async () => {
+  it('returns the full home bases under home_bases in list order, and defaults to a page of 100', async () => {
     const { status, page } = await list('');
     expect(status).toBe(200);
     expect(Object.keys(page).sort()).toEqual(['cursors', 'home_bases']);
     expect(idsOf(page)).toEqual(ids);
-    expect(page.home_bases[0]).toEqual({ business_id: 'h01', ...homeBaseBody({ name: 'h01' }), version: 1 });
+    expect(page.home_bases[0]).toEqual({ business_id: ids[0], ...homeBaseBody({ name: ids[0] }), version: 1 });
     expect(page.cursors).toEqual({ self: expect.any(String) });
   });
 
   it('pages forwards with next cursors and back with prev; the first page has no prev, the last no next', async () => {
     const first = await list('?limit=2');
-    expect(idsOf(first.page)).toEqual(['h01', 'h02']);
+    expect(idsOf(first.page)).toEqual([ids[0], ids[1]]);
     expect(first.page.cursors.prev).toBeUndefined();
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.page.cursors.next!)}`);
-    expect(idsOf(second.page)).toEqual(['h03', 'h04']);
+    expect(idsOf(second.page)).toEqual([ids[2], ids[3]]);
     const third = await list(`?limit=2&cursor=${encodeURIComponent(second.page.cursors.next!)}`);
-    expect(idsOf(third.page)).toEqual(['h05']);
+    expect(idsOf(third.page)).toEqual([ids[4]]);
     expect(third.page.cursors.next).toBeUndefined();
 
     const back = await list(`?limit=2&cursor=${encodeURIComponent(third.page.cursors.prev!)}`);
-    expect(idsOf(back.page)).toEqual(['h03', 'h04']);
+    expect(idsOf(back.page)).toEqual([ids[2], ids[3]]);
     const front = await list(`?limit=2&cursor=${encodeURIComponent(back.page.cursors.prev!)}`);
-    expect(idsOf(front.page)).toEqual(['h01', 'h02']);
+    expect(idsOf(front.page)).toEqual([ids[0], ids[1]]);
     expect(front.page.cursors.prev).toBeUndefined();
-    expect(idsOf((await list(`?limit=2&cursor=${encodeURIComponent(second.page.cursors.self!)}`)).page)).toEqual(['h03', 'h04']);
+    expect(idsOf((await list(`?limit=2&cursor=${encodeURIComponent(second.page.cursors.self!)}`)).page)).toEqual([ids[2], ids[3]]);
   });
 
   it('accepts a limit of 1 and of 1000, and refuses one outside 1 to 1000 or malformed, naming limit', async () => {
-    expect(idsOf((await list('?limit=1')).page)).toEqual(['h01']);
+    expect(idsOf((await list('?limit=1')).page)).toEqual([ids[0]]);
     expect(idsOf((await list('?limit=1000')).page)).toEqual(ids);
     for (const limit of ['0', '1001', '-1', 'ten', '2.5']) {
       const { status, page, response } = await list(`?limit=${limit}`);

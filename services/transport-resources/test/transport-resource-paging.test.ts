@@ -1,3 +1,4 @@
+import { inListOrder, listPosition } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, json, startTransportResources, truckBody, type TransportResourcesHarness } from './helpers.js';
 
@@ -8,7 +9,17 @@ interface Page {
 
 let harness: TransportResourcesHarness;
 let carol: Record<string, string>;
-const ids = ['t01', 't02', 't03', 't04', 't05'];
+/** The transport resources in list order (lists read by listPosition, not by id). */
+const ids = inListOrder(['t01', 't02', 't03', 't04', 't05']);
+
+/** The first of `${prefix}0`, `${prefix}1`, … whose list position lies strictly between those of `after` and `before`. */
+function idBetween(prefix: string, after: string, before: string): string {
+  for (let n = 0; n < 100_000; n += 1) {
+    const id = `${prefix}${n}`;
+    if (listPosition(id) > listPosition(after) && listPosition(id) < listPosition(before)) return id;
+  }
+  throw new Error(`no ${prefix}… between ${after} and ${before}`);
+}
 
 beforeAll(async () => {
   harness = await startTransportResources();
@@ -30,31 +41,31 @@ const idsOf = (page: Page) => page.transport_resources.map((resource) => resourc
 const violationsOf = (page: Page) => (page as unknown as { violations: { field: string; message: string }[] }).violations;
 
 describe('GET /transport-resource', () => {
-  it('pages forwards with next cursors in id order; the first page has no prev, the last no next', async () => {
+  it('pages forwards with next cursors in list order; the first page has no prev, the last no next', async () => {
     const first = await list('?limit=2');
     expect(first.status).toBe(200);
-    expect(idsOf(first.page)).toEqual(['t01', 't02']);
+    expect(idsOf(first.page)).toEqual([ids[0], ids[1]]);
     expect(first.page.cursors.prev).toBeUndefined();
     expect(first.page.cursors.self).toEqual(expect.any(String));
     expect(first.page.cursors.next).toEqual(expect.any(String));
 
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.page.cursors.next!)}`);
-    expect(idsOf(second.page)).toEqual(['t03', 't04']);
+    expect(idsOf(second.page)).toEqual([ids[2], ids[3]]);
     expect(second.page.cursors.prev).toEqual(expect.any(String));
     expect(second.page.cursors.next).toEqual(expect.any(String));
 
     const third = await list(`?limit=2&cursor=${encodeURIComponent(second.page.cursors.next!)}`);
-    expect(idsOf(third.page)).toEqual(['t05']);
+    expect(idsOf(third.page)).toEqual([ids[4]]);
     expect(third.page.cursors.next).toBeUndefined();
     expect(third.page.cursors.prev).toEqual(expect.any(String));
 
     const back = await list(`?limit=2&cursor=${encodeURIComponent(third.page.cursors.prev!)}`);
-    expect(idsOf(back.page)).toEqual(['t03', 't04']);
+    expect(idsOf(back.page)).toEqual([ids[2], ids[3]]);
     const front = await list(`?limit=2&cursor=${encodeURIComponent(back.page.cursors.prev!)}`);
-    expect(idsOf(front.page)).toEqual(['t01', 't02']);
+    expect(idsOf(front.page)).toEqual([ids[0], ids[1]]);
     expect(front.page.cursors.prev).toBeUndefined();
     const again = await list(`?limit=2&cursor=${encodeURIComponent(second.page.cursors.self!)}`);
-    expect(idsOf(again.page)).toEqual(['t03', 't04']);
+    expect(idsOf(again.page)).toEqual([ids[2], ids[3]]);
   });
 
   it('returns the full transport resources under transport_resources and defaults to a page of 100', async () => {
@@ -62,7 +73,7 @@ describe('GET /transport-resource', () => {
     expect(status).toBe(200);
     expect(Object.keys(page).sort()).toEqual(['cursors', 'transport_resources']);
     expect(page.transport_resources).toHaveLength(5);
-    expect(page.transport_resources[0]).toEqual({ business_id: 't01', ...truckBody({ reference: 't01' }), inactive: false, version: 1 });
+    expect(page.transport_resources[0]).toEqual({ business_id: ids[0], ...truckBody({ reference: ids[0] }), inactive: false, version: 1 });
     expect(page.cursors.next).toBeUndefined();
     expect(page.cursors.prev).toBeUndefined();
   });
@@ -70,7 +81,7 @@ describe('GET /transport-resource', () => {
   it('accepts a limit of 1 and of 1000', async () => {
     const one = await list('?limit=1');
     expect(one.status).toBe(200);
-    expect(idsOf(one.page)).toEqual(['t01']);
+    expect(idsOf(one.page)).toEqual([ids[0]]);
     const thousand = await list('?limit=1000');
     expect(thousand.status).toBe(200);
     expect(idsOf(thousand.page)).toEqual(ids);
@@ -84,9 +95,9 @@ describe('GET /transport-resource', () => {
 
     const first = await list('?limit=3');
     const last = await list(`?limit=3&cursor=${encodeURIComponent(first.page.cursors.next!)}`);
-    expect(idsOf(last.page)).toEqual(['t04', 't05']);
+    expect(idsOf(last.page)).toEqual([ids[3], ids[4]]);
     const backToFirst = await list(`?limit=3&cursor=${encodeURIComponent(last.page.cursors.prev!)}`);
-    expect(idsOf(backToFirst.page)).toEqual(['t01', 't02', 't03']);
+    expect(idsOf(backToFirst.page)).toEqual([ids[0], ids[1], ids[2]]);
     expect(backToFirst.page.cursors.prev).toBeUndefined();
     expect(backToFirst.page.cursors.next).toEqual(expect.any(String));
   });
@@ -124,7 +135,7 @@ describe('GET /transport-resource', () => {
 
   it('pages through ids of 512 characters with cursors that stay usable', async () => {
     const dave = await harness.as('tenant-long-ids');
-    const longIds = ['a', 'b', 'c'].map((letter) => letter.repeat(512));
+    const longIds = inListOrder(['a', 'b', 'c'].map((letter) => letter.repeat(512)));
     for (const id of longIds) {
       expect((await harness.app.inject({ method: 'PUT', url: `${BASE}/transport-resource/${id}`, headers: dave, payload: truckBody() })).statusCode).toBe(201);
     }
@@ -142,10 +153,13 @@ describe('GET /transport-resource', () => {
 
   it('stays stable when transport resources are created before the cursor meanwhile', async () => {
     const first = await list('?limit=2');
-    await harness.app.inject({ method: 'PUT', url: `${BASE}/transport-resource/t015`, headers: carol, payload: truckBody() });
+    // between the first page's two: before its cursor
+    const before = idBetween('t01', ids[0]!, ids[1]!);
+    expect((await harness.app.inject({ method: 'PUT', url: `${BASE}/transport-resource/${before}`, headers: carol, payload: truckBody() })).statusCode).toBe(201);
+    expect(idsOf((await list('?limit=3')).page)).toEqual([ids[0], before, ids[1]]);
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.page.cursors.next!)}`);
-    expect(idsOf(second.page)).toEqual(['t03', 't04']);
-    expect((await harness.app.inject({ method: 'DELETE', url: `${BASE}/transport-resource/t015`, headers: carol })).statusCode).toBe(204);
+    expect(idsOf(second.page)).toEqual([ids[2], ids[3]]);
+    expect((await harness.app.inject({ method: 'DELETE', url: `${BASE}/transport-resource/${before}`, headers: carol })).statusCode).toBe(204);
   });
 
   it('leaves deleted transport resources out', async () => {
