@@ -7,7 +7,7 @@ import { EMPLOYEES_COLLECTION } from '../services/employees/dist/store/employee-
 import type { EmployeeRepository } from '../services/employees/dist/store/employee-repository.js';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
-import { startEmployees, type StartedEmployees } from './lib/employees-app.ts';
+import { employeePage, startEmployees, type StartedEmployees } from './lib/employees-app.ts';
 import { printTable, type ReportRow } from './lib/report.ts';
 import { measureInterleaved, measureSeries, warmUp, type InterleavedSeries, type SeriesResult } from './lib/series.ts';
 
@@ -150,7 +150,7 @@ async function compareListing(app: StartedApp, rows: ReportRow[]) {
       });
       return { items: page.items.length, next: page.cursors.next };
     }),
-    createWalk(`GET /employee?limit=${PAGE_SIZE}`, (cursor) => httpPage(app, cursor)),
+    createWalk(`GET /employee?limit=${PAGE_SIZE}`, (cursor) => employeePage(app, app.listHeaders, PAGE_SIZE, cursor)),
   ];
   for (const walk of walks) await warmUp({ ops: LISTING_WARM_UP_OPS, operation: () => walk.readFirst() });
   const [baseline, ...others] = await measureInterleaved(Math.ceil(LISTED / PAGE_SIZE), walks);
@@ -186,14 +186,6 @@ function createWalk(label: string, readPage: (cursor: string | undefined) => Pro
       if (listed !== LISTED) throw new Error(`${label}: the walk listed ${listed} employees, not ${LISTED}`);
     },
   };
-}
-
-async function httpPage(app: StartedApp, cursor: string | undefined): Promise<Page> {
-  const query = `limit=${PAGE_SIZE}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-  const response = await app.service.app.inject({ method: 'GET', url: `${BASE}/employee?${query}`, headers: app.listHeaders });
-  if (response.statusCode !== 200) throw new Error(`GET answered ${response.statusCode}: ${response.body}`);
-  const page = JSON.parse(response.body) as { employees: unknown[]; cursors: { next?: string } };
-  return { items: page.employees.length, next: page.cursors.next };
 }
 
 /** The listed employees, written in bulk: put() one by one would take minutes on FerretDB. */

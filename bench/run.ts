@@ -7,14 +7,16 @@ import { availabilityBench } from './availability.bench.ts';
 import { deploymentsBench } from './deployments.bench.ts';
 import { eventPathBench } from './event-path.bench.ts';
 import { gatewayBench } from './gateway.bench.ts';
+import { growthBench } from './growth.bench.ts';
 import { httpBench } from './http.bench.ts';
 import { openBenchContext, type Bench } from './lib/bench.ts';
+import { loadBench } from './load.bench.ts';
 import { msSince } from './lib/stats.ts';
 import { matchingQualityBench } from './matching-quality.bench.ts';
 import { matchingServiceBench } from './matching-service.bench.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));

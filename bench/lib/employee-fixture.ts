@@ -1,5 +1,5 @@
 import { Employee, entityEvents, type EmployeeFields, type EntityEvents } from '@rm/contracts';
-import { createStore, documentId, toJsonText, type ResourceCollection, type Store, type StoredDocument } from '@rm/store';
+import { bucketsOf, createStore, documentId, toJsonText, type ResourceCollection, type Store, type StoredDocument } from '@rm/store';
 import type { Db } from 'mongodb';
 
 /** A valid employee (about 400 bytes of JSON), different per index; `revision` changes it again. */
@@ -14,7 +14,7 @@ export function employeeFields(index: number, revision = 0): EmployeeFields {
   };
 }
 
-/** Business ids sort like their index, so that pages follow insertion order. */
+/** Business ids that sort like their index. */
 export function employeeKey(prefix: string, index: number): string {
   return `${prefix}-${String(index).padStart(6, '0')}`;
 }
@@ -25,7 +25,8 @@ export function employeeKey(prefix: string, index: number): string {
  */
 export function storedEmployee(tenant: string, key: string, index: number): StoredDocument<EmployeeFields> {
   const at = new Date();
-  return { _id: documentId({ tenant, key }), tenant, key, version: 1, body: toJsonText(employeeFields(index)), created_at: at, updated_at: at };
+  const body = toJsonText(employeeFields(index));
+  return { _id: documentId({ tenant, key }), tenant, key, version: 1, body, pages: bucketsOf(key), created_at: at, updated_at: at };
 }
 
 /** The employee events of a publisher of the bench's own (its stream apart from every other series'). */

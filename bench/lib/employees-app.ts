@@ -18,11 +18,11 @@ export interface StartedEmployees {
 /**
  * The real employees service as its tests start it (store, relay, maintenance, real token
  * verification against a served key set, a home-bases service beside it listening on a port) on a
- * database of its own; requests go through inject().
+ * database of its own, with any other settings in `overrides`; requests go through inject().
  */
-export async function startEmployees(databasePrefix: string): Promise<StartedEmployees> {
+export async function startEmployees(databasePrefix: string, overrides: Record<string, string> = {}): Promise<StartedEmployees> {
   const homeBasesPort = await findFreePort();
-  const env = await benchServiceEnv(databasePrefix, { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}/resource-management/v1` });
+  const env = await benchServiceEnv(databasePrefix, { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}/resource-management/v1`, ...overrides });
   const service = await startService(employeesService, { env: env.variables, listen: false });
   const homeBases = await startCompanionService(env, `${databasePrefix}_home_bases`, homeBasesPort, (variables) =>
     startService(homeBasesService, { env: variables }),
@@ -38,4 +38,18 @@ export async function startEmployees(databasePrefix: string): Promise<StartedEmp
       await env.close();
     },
   };
+}
+
+/** One page of `GET /employee` through inject(): how many employees it held, and the cursor of the page after it. */
+export async function employeePage(
+  started: StartedEmployees,
+  headers: Record<string, string>,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ items: number; next: string | undefined }> {
+  const query = `limit=${limit}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+  const response = await started.service.app.inject({ method: 'GET', url: `/resource-management/v1/employee?${query}`, headers });
+  if (response.statusCode !== 200) throw new Error(`GET answered ${response.statusCode}: ${response.body}`);
+  const page = JSON.parse(response.body) as { employees: unknown[]; cursors: { next?: string } };
+  return { items: page.employees.length, next: page.cursors.next };
 }

@@ -11,17 +11,53 @@ const HEADER = ['case', 'in flight', 'ops', 'failed', 'total ms', 'ops/s', 'p50 
 
 /** Prints a Markdown table, so that a run's output can go into bench/README.md as it is. */
 export function printTable(title: string, rows: ReportRow[]): void {
-  const lines = [HEADER, ...rows.map(cells)];
-  const widths = HEADER.map((_, column) => Math.max(...lines.map((line) => (line[column] ?? '').length)));
-  const format = (line: string[]) =>
-    `| ${line.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
-  console.log(`\n${title}\n`);
-  console.log(format(HEADER));
-  console.log(`|${widths.map((width, column) => (column === 0 ? ` ${'-'.repeat(width)} ` : ` ${'-'.repeat(width - 1)}: `)).join('|')}|`);
-  for (const line of lines.slice(1)) console.log(format(line));
+  printMarkdown(title, HEADER, rows.map(cells));
   for (const { result } of rows) {
     for (const [message, count] of result.errors) console.log(`\n${result.label} (${result.concurrency} in flight), ${count}× ${message}`);
   }
+}
+
+/**
+ * Prints how each case's latency grows with the data, from the same rows measured at each size
+ * (`bySize[i]`: the rows at `sizes[i]`, smallest first): p50 / p99 at each size with the p50 against
+ * the baseline's at that size, then the largest size's p50 and p99 over the smallest's.
+ */
+export function printGrowthTable(title: string, sizes: readonly number[], bySize: ReportRow[][]): void {
+  const count = (size: number | undefined) => (size ?? 0).toLocaleString('en-US');
+  const header = ['case', ...sizes.map(count), `${count(sizes.at(-1))} ÷ ${count(sizes[0])}`];
+  const cases = (bySize[0] ?? []).map((_, row) => bySize.map((rows) => rows[row] as ReportRow));
+  printMarkdown(title, header, cases.map(growthCells));
+  for (const [index, rows] of bySize.entries()) {
+    for (const { result } of rows) for (const [message, count] of result.errors) console.log(`\n${result.label} at ${sizes[index]}, ${count}× ${message}`);
+  }
+}
+
+/** One case at each size. */
+function growthCells(atSizes: ReportRow[]): string[] {
+  const sizeCells = atSizes.map(({ result, baseline }) => {
+    const { p50, p99 } = summarize(result);
+    const failed = result.ops - result.latenciesMs.length;
+    return (
+      `${fixed(p50)} / ${fixed(p99)}` +
+      (baseline === undefined ? '' : ` (${(p50 / summarize(baseline).p50).toFixed(2)}×)`) +
+      (failed > 0 ? `, ${failed} failed` : '')
+    );
+  });
+  const first = summarize((atSizes[0] as ReportRow).result);
+  const last = summarize((atSizes.at(-1) as ReportRow).result);
+  return [(atSizes[0] as ReportRow).result.label, ...sizeCells, `${(last.p50 / first.p50).toFixed(2)}× / ${(last.p99 / first.p99).toFixed(2)}×`];
+}
+
+/** The first column left-aligned, the others right-aligned. */
+function printMarkdown(title: string, header: string[], rows: string[][]): void {
+  const lines = [header, ...rows];
+  const widths = header.map((_, column) => Math.max(...lines.map((line) => (line[column] ?? '').length)));
+  const format = (line: string[]) =>
+    `| ${line.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
+  console.log(`\n${title}\n`);
+  console.log(format(header));
+  console.log(`|${widths.map((width, column) => (column === 0 ? ` ${'-'.repeat(width)} ` : ` ${'-'.repeat(width - 1)}: `)).join('|')}|`);
+  for (const line of rows) console.log(format(line));
 }
 
 function cells({ result, baseline }: ReportRow): string[] {

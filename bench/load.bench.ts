@@ -1,0 +1,63 @@
+// An integrator's first import, through the gateway of the whole stack as `npm start` runs it (every
+// service a process of its own, on the run's FerretDB and nats-server): each employee PUT followed by one
+// availability POST, 8 employees in flight, measured per step of 1,000 employees, so that the table shows
+// how the write rate holds up as the data grows. Baseline: the first 2,000 employees.
+import { testServers } from '@rm/testkit';
+import { apiClient } from '../reliability/lib/api.ts';
+import { bodies } from '../reliability/lib/fixtures.ts';
+import { startSuiteStack } from '../reliability/lib/suite-stack.ts';
+import type { Bench } from './lib/bench.ts';
+import { msSince, percentile, sortedAscending } from './lib/stats.ts';
+
+const EMPLOYEES = Number(process.env.BENCH_LOAD_EMPLOYEES ?? 10_000);
+const STEP = 1_000;
+const IN_FLIGHT = 8;
+/** Steps whose rate is the baseline: the first 2,000 employees. */
+const BASELINE_STEPS = 2;
+
+export const loadBench: Bench = {
+  name: 'load',
+  async run() {
+    const suite = await startSuiteStack(testServers());
+    try {
+      const api = apiClient(suite, await suite.newTenant('load'));
+      const pair = async (index: number) => {
+        const id = `e-${index}`;
+        const put = await api.call('PUT', `/employee/${id}`, bodies.employee());
+        // a fortnight of shifts: each employee's availability on another day
+        const post = await api.call('POST', `/employee/${id}/availability`, bodies.availability((index % 14) * 24 + 6));
+        return put.status < 300 && post.status < 300 ? undefined : `PUT ${put.status} ${put.body.slice(0, 80)}, POST ${post.status} ${post.body.slice(0, 80)}`;
+      };
+      const rates: number[] = [];
+      console.log(`\nEmployee PUT + availability POST through the gateway, ${IN_FLIGHT} employees in flight, ${EMPLOYEES.toLocaleString('en-US')} employees:\n`);
+      console.log('| employees already stored | writes/s | vs first 2,000 | pair p50 ms | pair p99 ms | failed |');
+      console.log('|---|---:|---:|---:|---:|---:|');
+      for (let from = 0; from < EMPLOYEES; from += STEP) {
+        const latencies: number[] = [];
+        const failures: string[] = [];
+        let next = from;
+        const started = process.hrtime.bigint();
+        await Promise.all(
+          Array.from({ length: IN_FLIGHT }, async () => {
+            for (let index = next++; index < from + STEP; index = next++) {
+              const start = process.hrtime.bigint();
+              const failure = await pair(index);
+              if (failure === undefined) latencies.push(msSince(start));
+              else failures.push(failure);
+            }
+          }),
+        );
+        const rate = (2 * latencies.length) / (msSince(started) / 1000);
+        rates.push(rate);
+        const baseline = rates.slice(0, BASELINE_STEPS).reduce((sum, each) => sum + each, 0) / Math.min(rates.length, BASELINE_STEPS);
+        const sorted = sortedAscending(latencies);
+        console.log(
+          `| ${from.toLocaleString('en-US')} | ${rate.toFixed(1)} | ${(rate / baseline).toFixed(2)}× | ${percentile(sorted, 50).toFixed(0)} | ${percentile(sorted, 99).toFixed(0)} | ${failures.length} |`,
+        );
+        if (failures.length > 0) console.log(`\nfirst failure: ${failures[0]}\n`);
+      }
+    } finally {
+      await suite.stop();
+    }
+  },
+};
