@@ -1,5 +1,3 @@
-import { fnv1a } from './fnv1a.js';
-
 /**
  * Lists are read bucket by bucket, each bucket by an equality that an index serves, so that a page of
  * 100 reads about 100 documents whatever the list holds: FerretDB pushes neither a range, nor a sort,
@@ -21,6 +19,16 @@ const STATEMENT_COST_IN_DOCUMENTS = 12;
 
 const hashOf = (key: string) => mixed(fnv1a(key)) >>> (32 - HASH_BITS);
 const hashAt = (position: string) => Number.parseInt(position.slice(0, 4), 16);
+
+/** 32-bit FNV-1a of a key. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
 
 /**
  * MurmurHash3's finalizer. FNV-1a ends with one multiplication, so keys that differ only in their last
