@@ -70,13 +70,16 @@ export interface PositionRead {
 }
 
 /**
- * The level whose buckets cost least to read `wanted` items from a list of about `size`: each bucket read
- * costs a statement and its documents.
+ * The level whose buckets cost least to read `wanted` items from a list of about `size`, starting at hash
+ * `next` (only the part of its bucket beyond it counts): each bucket read costs a statement and its documents.
  */
-export function cheapestLevel(size: number, wanted: number): BucketLevel {
+export function cheapestLevel(size: number, wanted: number, next: number, descending: boolean): BucketLevel {
   const cost = (level: BucketLevel) => {
     const perBucket = Math.max(size / 2 ** level, 0.5);
-    return Math.min(Math.ceil(wanted / perBucket), 2 ** level) * (STATEMENT_COST_IN_DOCUMENTS + perBucket);
+    const span = 2 ** (HASH_BITS - level);
+    const ahead = (descending ? (next % span) + 1 : span - (next % span)) / span;
+    const reads = 1 + Math.ceil(Math.max(0, wanted - perBucket * ahead) / perBucket);
+    return Math.min(reads, 2 ** level) * (STATEMENT_COST_IN_DOCUMENTS + perBucket);
   };
   return BUCKET_LEVELS.reduce((best, level) => (cost(level) < cost(best) ? level : best));
 }
@@ -100,7 +103,7 @@ export async function readByBuckets<T>(
   let next = kind === undefined ? (descending ? LAST_HASH : 0) : hashAt(boundary);
   let estimate = size;
   for (;;) {
-    const level = cheapestLevel(estimate, limit - found.length);
+    const level = cheapestLevel(estimate, limit - found.length, next, descending);
     const span = 2 ** (HASH_BITS - level);
     const bucket = Math.floor(next / span);
     const items = await fetchBucket(level, bucket);
