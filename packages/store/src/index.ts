@@ -33,7 +33,7 @@ export {
 export { APPLIED_VERSIONS_COLLECTION } from './applied-versions.js';
 export { createDocumentLocks, type DocumentLocks } from './document-locks.js';
 export { inWaves } from './in-waves.js';
-export { bucketsOf, inListOrder, listPosition } from './list-buckets.js';
+export { bucketsOf, inListOrder, keyBetween, listPosition } from './list-buckets.js';
 export { setIfNewer } from './newer-state.js';
 export {
   IDEMPOTENCY_KEY_TTL_MS,

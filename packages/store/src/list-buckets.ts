@@ -48,6 +48,18 @@ export function listPosition(key: string): string {
   return hashOf(key).toString(16).padStart(4, '0') + key;
 }
 
+/**
+ * The first of `${prefix}0`, `${prefix}1`, … whose list position lies after that of `after` and before that
+ * of `before` (either may be absent): where a test wants a new resource to land in a list.
+ */
+export function keyBetween(prefix: string, after: string | undefined, before: string | undefined): string {
+  for (let n = 0; n < 100_000; n += 1) {
+    const key = `${prefix}${n}`;
+    if ((after === undefined || listPosition(key) > listPosition(after)) && (before === undefined || listPosition(key) < listPosition(before))) return key;
+  }
+  throw new Error(`no key ${prefix}… lies between ${after} and ${before}`);
+}
+
 /** Keys in the order their list reads them. */
 export function inListOrder(keys: readonly string[]): string[] {
   return keys.map((key) => ({ key, position: listPosition(key) })).sort((a, b) => (a.position < b.position ? -1 : 1)).map(({ key }) => key);

@@ -1,4 +1,4 @@
-import { inListOrder, listPosition } from '@rm/store';
+import { inListOrder, keyBetween } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   actualBody,
@@ -23,16 +23,8 @@ const NEIGHBOUR = 'emp-neighbour';
 /** The actuals in list order (lists read by listPosition, not by id). */
 const ids = inListOrder(['a01', 'a02', 'a03', 'a04', 'a05']);
 
-/** The first of `${prefix}0`, `${prefix}1`, … whose list position lies strictly after that of `after` and before that of `before` (undefined: no bound). */
-function idBetween(prefix: string, after: string | undefined, before: string | undefined): string {
-  for (let n = 0; n < 100_000; n += 1) {
-    const id = `${prefix}${n}`;
-    if ((after === undefined || listPosition(id) > listPosition(after)) && (before === undefined || listPosition(id) < listPosition(before))) return id;
-  }
-  throw new Error(`no ${prefix}… between ${after} and ${before}`);
-}
 /** A neighbour's actuals: one before this employee's first, one between its second and third, one after its last. */
-const neighbourIds = [idBetween('a00', undefined, ids[0]), idBetween('a00', ids[1], ids[2]), idBetween('a00', ids[4], undefined)];
+const neighbourIds = [keyBetween('a00', undefined, ids[0]), keyBetween('a00', ids[1], ids[2]), keyBetween('a00', ids[4], undefined)];
 let world: DeploymentsWorld;
 let carol: ActualClient;
 
@@ -91,7 +83,7 @@ describe('GET /means/{employee_id}/actual', () => {
 
   it('shows on the next page what was written after the first page was read, and leaves deleted actuals out', async () => {
     const first = await list('?limit=2');
-    const written = idBetween('a03', ids[2], ids[3]);
+    const written = keyBetween('a03', ids[2], ids[3]);
     expect((await carol.put(EMPLOYEE, written, actualBody())).statusCode).toBe(201);
     expect(idsOf((await list(`?limit=2&${at(first.page.cursors.next)}`)).page)).toEqual([ids[2], written]);
     expect((await carol.remove(EMPLOYEE, written)).statusCode).toBe(204);

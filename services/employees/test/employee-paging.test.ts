@@ -1,4 +1,4 @@
-import { inListOrder, listPosition } from '@rm/store';
+import { inListOrder, keyBetween } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
 
@@ -11,15 +11,6 @@ let harness: EmployeesHarness;
 let carol: Record<string, string>;
 /** The employees in list order (lists read by listPosition, not by id). */
 const ids = inListOrder(['e01', 'e02', 'e03', 'e04', 'e05']);
-
-/** The first of `${prefix}0`, `${prefix}1`, … whose list position lies strictly between those of `after` and `before`. */
-function idBetween(prefix: string, after: string, before: string): string {
-  for (let n = 0; n < 100_000; n += 1) {
-    const id = `${prefix}${n}`;
-    if (listPosition(id) > listPosition(after) && listPosition(id) < listPosition(before)) return id;
-  }
-  throw new Error(`no ${prefix}… between ${after} and ${before}`);
-}
 
 beforeAll(async () => {
   harness = await startEmployees();
@@ -102,7 +93,7 @@ describe('GET /employee', () => {
   it('stays stable when employees are created before the cursor meanwhile', async () => {
     const first = await list('?limit=2');
     // between the first page's two: before its cursor
-    const before = idBetween('e01', ids[0]!, ids[1]!);
+    const before = keyBetween('e01', ids[0]!, ids[1]!);
     expect((await harness.app.inject({ method: 'PUT', url: `${BASE}/employee/${before}`, headers: carol, payload: employeeBody() })).statusCode).toBe(201);
     expect(idsOf((await list('?limit=3')).page)).toEqual([ids[0], before, ids[1]]);
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.page.cursors.next!)}`);

@@ -1,4 +1,4 @@
-import { inListOrder, listPosition } from '@rm/store';
+import { inListOrder, keyBetween } from '@rm/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, json, startTransportResources, truckBody, type TransportResourcesHarness } from './helpers.js';
 
@@ -11,15 +11,6 @@ let harness: TransportResourcesHarness;
 let carol: Record<string, string>;
 /** The transport resources in list order (lists read by listPosition, not by id). */
 const ids = inListOrder(['t01', 't02', 't03', 't04', 't05']);
-
-/** The first of `${prefix}0`, `${prefix}1`, … whose list position lies strictly between those of `after` and `before`. */
-function idBetween(prefix: string, after: string, before: string): string {
-  for (let n = 0; n < 100_000; n += 1) {
-    const id = `${prefix}${n}`;
-    if (listPosition(id) > listPosition(after) && listPosition(id) < listPosition(before)) return id;
-  }
-  throw new Error(`no ${prefix}… between ${after} and ${before}`);
-}
 
 beforeAll(async () => {
   harness = await startTransportResources();
@@ -154,7 +145,7 @@ describe('GET /transport-resource', () => {
   it('stays stable when transport resources are created before the cursor meanwhile', async () => {
     const first = await list('?limit=2');
     // between the first page's two: before its cursor
-    const before = idBetween('t01', ids[0]!, ids[1]!);
+    const before = keyBetween('t01', ids[0]!, ids[1]!);
     expect((await harness.app.inject({ method: 'PUT', url: `${BASE}/transport-resource/${before}`, headers: carol, payload: truckBody() })).statusCode).toBe(201);
     expect(idsOf((await list('?limit=3')).page)).toEqual([ids[0], before, ids[1]]);
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.page.cursors.next!)}`);
