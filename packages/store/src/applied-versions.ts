@@ -28,12 +28,14 @@ export function createAppliedVersions(db: Db, durable: string, bulk: BulkWrites)
   return {
     async read(entities) {
       const distinct = [...new Map(entities.map((entity) => [entityRefKey(entity), entity])).values()];
-      const versions = new Map<string, number>();
       // one statement per entity, by its _id: FerretDB pushes no `_id: {$in}` down, and read the whole ledger for it
-      await inWaves(distinct, READS_IN_FLIGHT, async (entity) => {
-        const found = await ledger.findOne({ _id: ledgerId(entity) } as Filter<LedgerDocument>);
-        if (found !== null) versions.set(entityRefKey(entity), found.version);
-      });
+      const found = await inWaves(distinct, READS_IN_FLIGHT, (entity) => ledger.findOne({ _id: ledgerId(entity) } as Filter<LedgerDocument>));
+      // in the order asked, whichever read answered first
+      const versions = new Map<string, number>();
+      for (const [index, entity] of distinct.entries()) {
+        const version = found[index]?.version;
+        if (version !== undefined) versions.set(entityRefKey(entity), version);
+      }
       return versions;
     },
     async record(applied: readonly EntityVersion[]) {
