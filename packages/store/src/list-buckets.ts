@@ -85,7 +85,7 @@ export interface PositionRead {
  * The level whose buckets cost least to read `wanted` items from a list of about `size`, starting at hash
  * `next` (only the part of its bucket beyond it counts): each bucket read costs a statement and its documents.
  */
-export function cheapestLevel(size: number, wanted: number, next: number, descending: boolean): BucketLevel {
+function cheapestLevel(size: number, wanted: number, next: number, descending: boolean): BucketLevel {
   const cost = (level: BucketLevel) => {
     const perBucket = Math.max(size / 2 ** level, 0.5);
     const span = 2 ** (HASH_BITS - level);
