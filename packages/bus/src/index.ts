@@ -18,6 +18,7 @@ export {
   declareDeadLetterStream,
   type DeadLetterRecord,
 } from './dead-letter.js';
+export { publishEvents, type PublishEventsOptions } from './event-publishing.js';
 export { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
 export type { OutboxBacklog } from './outbox-backlog.js';
 export type { ConsumerMetrics, EventOutcome } from './consumer-metrics.js';

@@ -84,6 +84,12 @@ export interface ConsumerSettings {
   concurrency?: number;
   /** Most messages in one batch (default 500). */
   batchSize?: number;
+  /**
+   * 'ledger' (default): the runner skips events not newer than the version applied of their entity,
+   * kept in the service's database. 'handler': the handler keeps the versions itself (the matching
+   * engine's inputs), so the runner reads and writes no ledger and hands it every event.
+   */
+  versions?: 'ledger' | 'handler';
 }
 
 /**

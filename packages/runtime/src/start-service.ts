@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
-import { createEventValidator, entitySubjects, serviceStream } from '@rm/contracts';
+import { createEventValidator, entitySubjects, serviceStream, type AppliedVersions } from '@rm/contracts';
 import { connectNats, createConsumerRunner, createOutboxRelay, declareServiceStream, type ConsumerRunner } from '@rm/bus';
 import type { DestinationStream } from 'pino';
 import {
@@ -212,7 +212,7 @@ async function startConsumer(consumer: ConsumerDefinition, parts: ConsumerParts)
     logger,
     tracer,
     ...(consumer.handleBatch === undefined ? { handle: consumer.handle } : { handleBatch: consumer.handleBatch }),
-    applied: store.appliedVersions(consumer.durable),
+    applied: consumer.versions === 'handler' ? keptByHandler(store) : store.appliedVersions(consumer.durable),
     // what arrives is checked against the contracts of the entities the consumer asked for
     validate: createEventValidator(consumer.entities),
     isOutage,
@@ -234,6 +234,15 @@ async function startConsumer(consumer: ConsumerDefinition, parts: ConsumerParts)
       observed.forget();
       await runner.stop();
     },
+  };
+}
+
+/** No ledger (ConsumerSettings.versions 'handler'): every event is new to the runner; the probe asks the database. */
+function keptByHandler(store: Store): AppliedVersions {
+  return {
+    read: async () => new Map(),
+    record: async () => undefined,
+    ping: async () => void (await store.db.command({ ping: 1 })),
   };
 }
 

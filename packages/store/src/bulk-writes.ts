@@ -17,9 +17,14 @@ export interface BulkCounts {
   upserted: number;
 }
 
-export type BulkWrites = <T extends Document>(collection: Collection<T>, operations: AnyBulkWriteOperation<T>[]) => Promise<BulkCounts>;
+/** Runs bulk writes in chunks (of BULK_CHUNK unless `chunk` says: inserts may take more, see item-writes.ts). */
+export type BulkWrites = <T extends Document>(
+  collection: Collection<T>,
+  operations: AnyBulkWriteOperation<T>[],
+  options?: { chunk?: number },
+) => Promise<BulkCounts>;
 
-/** Runs bulk writes in chunks of BULK_CHUNK, one chunk at a time across everything that shares it. */
+/** Runs bulk writes in chunks, one chunk at a time across everything that shares it. */
 export function createBulkWrites(): BulkWrites {
   let tail: Promise<unknown> = Promise.resolve();
   const oneAtATime = <R>(work: () => Promise<R>): Promise<R> => {
@@ -27,10 +32,10 @@ export function createBulkWrites(): BulkWrites {
     tail = run.catch(() => undefined);
     return run;
   };
-  return async (collection, operations) => {
+  return async (collection, operations, { chunk: chunkSize = BULK_CHUNK } = {}) => {
     const counts: BulkCounts = { matched: 0, modified: 0, upserted: 0 };
-    for (let start = 0; start < operations.length; start += BULK_CHUNK) {
-      const chunk = operations.slice(start, start + BULK_CHUNK);
+    for (let start = 0; start < operations.length; start += chunkSize) {
+      const chunk = operations.slice(start, start + chunkSize);
       const result = await oneAtATime(() => collection.bulkWrite(chunk, { ordered: true }));
       counts.matched += result.matchedCount;
       counts.modified += result.modifiedCount;

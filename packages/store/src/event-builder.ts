@@ -1,5 +1,5 @@
 import { context, propagation } from '@opentelemetry/api';
-import { v7 as uuidv7 } from 'uuid';
+import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import {
   eventSubject,
   eventType,
@@ -22,7 +22,15 @@ export interface EventBuilderOptions<Body> {
   validate: EventValidator;
   /** Largest message the stream and the server accept. */
   maxEventBytes: number;
+  /**
+   * 'random' (default): a fresh UUIDv7 per event. 'by-version': derived from tenant, entity, id and
+   * version, so that the event of a write built again later is the same event, with the same Nats-Msg-Id.
+   */
+  ids?: 'random' | 'by-version';
 }
+
+/** Namespace of the by-version event ids (UUIDv5). */
+const EVENT_ID_NAMESPACE = '0b8e1c7a-3f7e-4d55-9a43-5e0c6f2d9b10';
 
 /** The event of a write: `resource` is the new state, or the removed one for a delete. */
 export type EventBuilder<Body> = (resource: Resource<Body>, action: EventAction, version: number, at: Date) => OutboxEntry;
@@ -32,10 +40,10 @@ export type EventBuilder<Body> = (resource: Resource<Body>, action: EventAction,
  * message limit: an event that could never be published is refused with its write (413), instead of
  * being found by the relay for ever after.
  */
-export function createEventBuilder<Body>({ events, represent, validate, maxEventBytes }: EventBuilderOptions<Body>): EventBuilder<Body> {
+export function createEventBuilder<Body>({ events, represent, validate, maxEventBytes, ids = 'random' }: EventBuilderOptions<Body>): EventBuilder<Body> {
   return (resource, action, version, at) => {
     const event = {
-      id: uuidv7(),
+      id: ids === 'random' ? uuidv7() : uuidv5(`${resource.tenant}/${events.entity}/${entityId(resource)}/${version}`, EVENT_ID_NAMESPACE),
       type: eventType(events.entity, action),
       tenant: resource.tenant,
       entity_id: entityId(resource),

@@ -7,7 +7,8 @@ import { inWaves } from './in-waves.js';
 
 /**
  * One document brought from the version it has (`from`, 0 when there is no document) to a whole next
- * state, with the event of that change appended to its outbox in the same single-document write. A
+ * state, with the event of that change appended to its outbox in the same single-document write (unless
+ * the collection's writer publishes its events itself: then there is no outbox). A
  * write is idempotent: applied twice, the second finds the version moved on and changes nothing; so a
  * guard's intent can be finished by whoever finds it (see guard.ts).
  */
@@ -20,6 +21,11 @@ export interface ItemWrite<Body> {
 
 /** Updates of applyMany side by side. */
 const WRITES_IN_FLIGHT = 8;
+/**
+ * Documents per insert statement. FerretDB inserts up to its batch size (100) as one PostgreSQL
+ * statement on one connection, so inserts need not be chunked as small as updates (BULK_CHUNK).
+ */
+const INSERT_CHUNK = 100;
 
 /** Fields a next state may leave out; an update removes them from the document. */
 const OPTIONAL_FIELDS = ['body', 'indexed', 'pages', 'deleted', 'cascading'] as const;
@@ -40,18 +46,23 @@ export interface ItemWriter<Body> {
   insertMany(writes: readonly ItemWrite<Body>[]): Promise<boolean>;
 }
 
+/**
+ * `notify` hands each written document's waiting events to the relay; without it the documents keep no
+ * outbox, and the collection's only writer publishes the events itself (CollectionDefinition.publishedBy).
+ */
 export function createItemWriter<Body>(
   collection: Collection<StoredDocument<Body>>,
-  { bulk, notify }: { bulk: BulkWrites; notify: NotifyCommit },
+  { bulk, notify }: { bulk: BulkWrites; notify: NotifyCommit | undefined },
 ): ItemWriter<Body> {
+  const outbox = notify !== undefined;
   const committed = (documentId: string, events: StoredEvent[] | undefined) => {
-    if (events !== undefined && events.length > 0) notify({ collection: collection.collectionName, documentId, events: events.map(fromStoredEvent) });
+    if (events !== undefined && events.length > 0) notify?.({ collection: collection.collectionName, documentId, events: events.map(fromStoredEvent) });
   };
 
   async function applyOne(write: ItemWrite<Body>): Promise<boolean> {
     if (write.from === 0) {
       try {
-        await collection.insertOne(documentOf(write));
+        await collection.insertOne(documentOf(write, outbox));
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;
         throw error;
@@ -59,7 +70,8 @@ export function createItemWriter<Body>(
       committed(write._id, [write.event]);
       return true;
     }
-    const after = await collection.findOneAndUpdate(versionFilter(write), updateOf(write), { returnDocument: 'after' });
+    if (!outbox) return (await collection.updateOne(versionFilter(write), updateOf(write, outbox))).matchedCount === 1;
+    const after = await collection.findOneAndUpdate(versionFilter(write), updateOf(write, outbox), { returnDocument: 'after' });
     if (after === null) return false;
     committed(write._id, after.outbox);
     return true;
@@ -74,9 +86,9 @@ export function createItemWriter<Body>(
 
   async function insertMany(writes: readonly ItemWrite<Body>[]): Promise<boolean> {
     if (writes.some((write) => write.from !== 0)) throw new TypeError('insertMany creates documents only');
-    const documents = writes.map(documentOf);
+    const documents = writes.map((write) => documentOf(write, outbox));
     try {
-      await bulk(collection, documents.map((document) => ({ insertOne: { document } })));
+      await bulk(collection, documents.map((document) => ({ insertOne: { document } })), { chunk: INSERT_CHUNK });
     } catch (error) {
       if (isDuplicateKeyError(error)) return false;
       throw error;
@@ -88,20 +100,21 @@ export function createItemWriter<Body>(
   return { applyOne, applyMany, insertMany };
 }
 
-/** The document a create inserts: its first state, with its event waiting. */
-function documentOf<Body>(write: ItemWrite<Body>): never {
-  return { _id: write._id, ...write.next, [OUTBOX_FIELD]: [write.event], [OUTBOX_WAITING_FIELD]: true } as never;
+/** The document a create inserts: its first state, with its event waiting in the outbox if there is one. */
+function documentOf<Body>(write: ItemWrite<Body>, outbox: boolean): never {
+  return { _id: write._id, ...write.next, ...(outbox ? { [OUTBOX_FIELD]: [write.event], [OUTBOX_WAITING_FIELD]: true } : {}) } as never;
 }
 
 function versionFilter<Body>(write: ItemWrite<Body>): Filter<StoredDocument<Body>> {
   return { _id: write._id, version: write.from } as Filter<StoredDocument<Body>>;
 }
 
-function updateOf<Body>({ next, event }: ItemWrite<Body>): never {
+function updateOf<Body>({ next, event }: ItemWrite<Body>, outbox: boolean): never {
   const absent = OPTIONAL_FIELDS.filter((field) => next[field] === undefined);
+  const present = Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined));
   return {
-    $set: { ...Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)), [OUTBOX_WAITING_FIELD]: true },
+    $set: outbox ? { ...present, [OUTBOX_WAITING_FIELD]: true } : present,
     ...(absent.length > 0 ? { $unset: Object.fromEntries(absent.map((field) => [field, ''])) } : {}),
-    $push: { [OUTBOX_FIELD]: event },
+    ...(outbox ? { $push: { [OUTBOX_FIELD]: event } } : {}),
   } as never;
 }

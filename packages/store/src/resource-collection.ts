@@ -1,11 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Collection, Db, Filter, IndexDescription } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
-import type { EntityEvents, EventAction } from '@rm/contracts';
+import type { EntityEvents, EventAction, OutboxEntry } from '@rm/contracts';
 import type { DocumentLocks } from './document-locks.js';
 import {
   documentId,
   fromJsonText,
+  fromStoredEvent,
   lockKey,
   OUTBOX_WAITING_FIELD,
   scopeFilter,
@@ -78,6 +79,14 @@ export interface CollectionDefinition<Body> {
   guard?: GuardDefinition<Body, unknown>;
   /** Collections of sub-resources removed with each resource of this one (their `parent` is this collection). */
   cascadeTo?: readonly CascadeTarget[];
+  /**
+   * Who publishes the events. 'relay' (default): each write's event waits in its document's outbox for
+   * the store's relay. 'writer': for a collection with one writer that knows what it stored (the matching
+   * engine), written through writeKnown only: documents keep no outbox, writeKnown hands the events
+   * back for the writer to publish, and eventsSince builds them again, under the same ids, for a writer
+   * that stopped before it had published them (tombstones keep their last body for that).
+   */
+  publishedBy?: 'relay' | 'writer';
 }
 
 /** What a cascade needs of a collection of sub-resources. */
@@ -92,6 +101,12 @@ export interface WriteResult<Body> {
 
 /** What a collection's only writer last stored of one resource: the live resource, a tombstone's version, or nothing. */
 export type KnownState<Body> = Resource<Body> | { key: string; tombstone: number };
+
+/** What writeKnown leaves: the new known states, and the events for the writer to publish (publishedBy 'writer'; none otherwise). */
+export interface KnownWritten<Body> {
+  states: KnownState<Body>[];
+  toPublish: OutboxEntry[];
+}
 
 /** One resource brought from its known state to `body` (undefined: removed). */
 export interface KnownWrite<Body> {
@@ -134,11 +149,16 @@ export interface ResourceCollection<Body> {
    * For a collection's only writer, which knows what it stored (the matching engine): brings each
    * resource from its known state to its body, with its event, without reading first; new documents are
    * inserted many per statement. Throws ConcurrentWriteError when a known state is not the stored one any
-   * more (the others are written). Returns the new known states.
+   * more (the others are written). Returns the new known states, and the events to publish.
    */
-  writeKnown(scope: Scope, writes: readonly KnownWrite<Body>[]): Promise<KnownState<Body>[]>;
+  writeKnown(scope: Scope, writes: readonly KnownWrite<Body>[]): Promise<KnownWritten<Body>>;
   /** What is stored of a list, tombstones included: where an only writer starts from (see writeKnown). */
   knownStates(scope: Scope): Promise<KnownState<Body>[]>;
+  /**
+   * The latest event of each resource of a list written at or after `since`, built again from its
+   * document (publishedBy 'writer'): what a writer republishes that may not have been published.
+   */
+  eventsSince(scope: Scope, since: Date): Promise<OutboxEntry[]>;
   /** Removes every live resource of a list (that matches `where`), each with its own event; returns them. */
   removeMany(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
   /**
@@ -183,7 +203,7 @@ export function createResourceCollection<Body>(
   definition: CollectionDefinition<Body>,
   { locks, buildEvent, writer, guard, idempotencyKeys }: CollectionParts<Body>,
 ): ResourceCollection<Body> {
-  const { name, events, indexed, parent, tombstones = 'keep', cascadeTo = [] } = definition;
+  const { name, events, indexed, parent, tombstones = 'keep', cascadeTo = [], publishedBy = 'relay' } = definition;
   const scopedByParent = parent !== undefined || definition.scopedByParent === true;
   const entity = events.entity;
   const collection = db.collection<StoredDocument<Body>>(name);
@@ -206,6 +226,8 @@ export function createResourceCollection<Body>(
     decide: (guard: GuardView) => Promise<ItemWrite<Body>[]>,
     options: { seal?: boolean } = {},
   ): Promise<ItemWrite<Body>[]> {
+    // its events would have no one to publish them
+    if (publishedBy === 'writer') throw new StoreUsageError(`${name}: its writer writes through writeKnown only`);
     if (guard !== undefined) return guard.commit(scope, decide, options);
     return locks.exclusiveAll(ids.map((id) => lockKey(name, id)), async () => {
       const writes = await decide({ parentMayBeGone: true, holds: () => false });
@@ -247,11 +269,23 @@ export function createResourceCollection<Body>(
         version,
         deleted: true,
         ...(cascadeTo.length > 0 ? { cascading: true } : {}),
+        // what eventsSince builds the deletion's event from again
+        ...(publishedBy === 'writer' ? { body: current.body } : {}),
         created_at: current.created_at,
         updated_at: at,
       },
       event: toStoredEvent(buildEvent(toResource(current), 'deleted' satisfies EventAction, version, at)),
     };
+  }
+
+  /**
+   * The event a document's last write raised, built again: a tombstone holds the removed state's body,
+   * and a write that created (again, over a tombstone) set both dates to its own.
+   */
+  function lastEventOf(document: StoredDocument<Body>): OutboxEntry {
+    const { version, updated_at: at } = document;
+    if (document.deleted === true) return buildEvent(toResource({ ...document, version: version - 1 }), 'deleted', version, at);
+    return buildEvent(toResource(document), document.created_at.getTime() === at.getTime() ? 'created' : 'updated', version, at);
   }
 
   function checkIfMatch(key: string, current: StoredDocument<Body> | null, ifMatch: IfMatch | undefined): void {
@@ -375,7 +409,7 @@ export function createResourceCollection<Body>(
     };
   }
 
-  async function writeKnown(scope: Scope, changes: readonly KnownWrite<Body>[]): Promise<KnownState<Body>[]> {
+  async function writeKnown(scope: Scope, changes: readonly KnownWrite<Body>[]): Promise<KnownWritten<Body>> {
     checkScope(scope);
     if (guard !== undefined || parent !== undefined) {
       throw new StoreUsageError(`${name}: writeKnown is for unguarded top-level collections`);
@@ -397,9 +431,12 @@ export function createResourceCollection<Body>(
       }),
     );
     if (!applied) throw new ConcurrentWriteError(entity, changes[0]?.key ?? '');
-    return planned.map(({ write, body }) =>
-      body === undefined ? { key: write.next.key, tombstone: write.next.version } : resultOf(write, body).resource,
-    );
+    return {
+      states: planned.map(({ write, body }) =>
+        body === undefined ? { key: write.next.key, tombstone: write.next.version } : resultOf(write, body).resource,
+      ),
+      toPublish: publishedBy === 'writer' ? writes.map((write) => fromStoredEvent(write.event)) : [],
+    };
   }
 
   /** Runs a read-decide-write until it is applied (undefined: another writer came first), at most MAX_WRITE_ATTEMPTS times. */
@@ -551,11 +588,20 @@ export function createResourceCollection<Body>(
     return found.map((document) => (document.deleted === true ? { key: document.key, tombstone: document.version } : toResource(document)));
   }
 
+  async function eventsSince(scope: Scope, since: Date): Promise<OutboxEntry[]> {
+    checkScope(scope);
+    if (publishedBy !== 'writer') throw new StoreUsageError(`${name}: its events are the relay's to publish`);
+    const found = await orUnavailable(() =>
+      collection.find({ ...scopeFilter(scope), updated_at: { $gte: since } } as Filter<StoredDocument<Body>>).sort({ key: 1 }).toArray(),
+    );
+    return found.map(lastEventOf);
+  }
+
   const scopeKeys = { tenant: 1, ...(scopedByParent ? { parent: 1 } : {}) };
   const indexDescriptions: IndexDescription[] = [
     { key: { ...scopeKeys, key: 1 }, name: 'scope_key', unique: true },
     // Lets the relay's sweep find documents with unpublished events without a collection scan.
-    { key: { [OUTBOX_WAITING_FIELD]: 1 }, name: 'outbox_waiting', sparse: true },
+    ...(publishedBy === 'relay' ? [{ key: { [OUTBOX_WAITING_FIELD]: 1 }, name: 'outbox_waiting', sparse: true }] : []),
     ...(tombstones === 'purge' ? [{ key: { deleted: 1, updated_at: 1 }, name: 'tombstones', sparse: true }] : []),
     ...(cascadeTo.length > 0 ? [{ key: { cascading: 1 }, name: 'cascading', sparse: true }] : []),
     // the buckets that lists are read by (list-buckets.ts)
@@ -578,6 +624,7 @@ export function createResourceCollection<Body>(
     remove,
     writeKnown,
     knownStates,
+    eventsSince,
     removeMany,
     removeChildrenOf,
     indexDescriptions,

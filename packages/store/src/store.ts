@@ -60,9 +60,14 @@ export function createStore(db: Db, options: StoreOptions): Store {
   const { maxEventBytes, staleAfterMs = 10_000, tombstoneGraceMs = 10 * 60_000 } = options;
   const locks = createDocumentLocks();
   const bulk = createBulkWrites();
-  const collections = new Map<string, { collection: ResourceCollection<unknown>; guard: Guard<unknown> | undefined; purge: boolean }>();
+  const collections = new Map<
+    string,
+    { collection: ResourceCollection<unknown>; guard: Guard<unknown> | undefined; purge: boolean; byWriter: boolean }
+  >();
   const plainIndexes = new Map<string, IndexDescription[]>();
-  const outbox = createOutboxStore(db, { collections: () => [...collections.keys()], locks });
+  // the relay sweeps the collections whose events it publishes
+  const relayed = () => [...collections].flatMap(([name, { byWriter }]) => (byWriter ? [] : [name]));
+  const outbox = createOutboxStore(db, { collections: relayed, locks });
   const idempotencyKeys = createIdempotencyKeys(db);
 
   function collection<Body>(definition: CollectionDefinition<Body>): ResourceCollection<Body> {
@@ -71,7 +76,11 @@ export function createStore(db: Db, options: StoreOptions): Store {
     if (definition.guard !== undefined && definition.scopedByParent !== true && definition.parent === undefined) {
       throw new StoreUsageError(`collection ${definition.name}: a guard needs sub-resources (scopedByParent)`);
     }
-    const writer = createItemWriter(db.collection<StoredDocument<Body>>(definition.name), { bulk, notify: outbox.notify });
+    const byWriter = definition.publishedBy === 'writer';
+    if (byWriter && (definition.guard !== undefined || definition.parent !== undefined || definition.scopedByParent === true)) {
+      throw new StoreUsageError(`collection ${definition.name}: a writer publishes only top-level collections it alone writes`);
+    }
+    const writer = createItemWriter(db.collection<StoredDocument<Body>>(definition.name), { bulk, notify: byWriter ? undefined : outbox.notify });
     // sub-resources with a parent commit through its guard, which orders their writes against its cascade
     const guardDefinition = definition.guard ?? (definition.parent === undefined ? undefined : (NO_INVARIANT as GuardDefinition<Body, unknown>));
     const guard =
@@ -87,12 +96,19 @@ export function createStore(db: Db, options: StoreOptions): Store {
           });
     // each event is checked against its entity's contract when it is written (STYLE 7)
     const validate = createEventValidator([definition.events]);
-    const buildEvent = createEventBuilder({ events: definition.events, represent: definition.represent, validate, maxEventBytes });
+    const buildEvent = createEventBuilder({
+      events: definition.events,
+      represent: definition.represent,
+      validate,
+      maxEventBytes,
+      ids: byWriter ? 'by-version' : 'random',
+    });
     const created = createResourceCollection(db, definition, { locks, buildEvent, writer, guard, idempotencyKeys });
     collections.set(definition.name, {
       collection: created as ResourceCollection<unknown>,
       guard: guard as Guard<unknown> | undefined,
       purge: definition.tombstones === 'purge',
+      byWriter,
     });
     return created;
   }

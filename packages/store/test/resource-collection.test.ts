@@ -11,6 +11,7 @@ import {
   inListOrder,
   listPosition,
   ResourceNotFoundError,
+  StoreUsageError,
   type StoredDocument,
 } from '../src/index.js';
 import { hasAtomicConditionalUpdates, readable, testStore, widgetDefinition, type Widget, type Widgets } from './fixtures.js';
@@ -213,63 +214,116 @@ describe('remove', () => {
 });
 
 describe('writeKnown', () => {
-  const eventsOf = async (key: string) => (await rawDocument('t3', key))?.outbox?.map((event) => [event.type, event.version]);
+  const tenant = 't3';
+  const published = () => mongo.db.collection<StoredDocument<Widget>>('published_widgets');
+  const typesOf = (events: readonly { type: string; version: number }[]) => events.map((event) => [event.type, event.version]);
+  let writerWidgets: Widgets;
 
-  it('creates, updates, removes and creates again from the states it returns, each with its event', async () => {
-    const [a, b] = await widgets.writeKnown({ tenant: 't3' }, [
+  beforeAll(async () => {
+    const store = testStore(mongo.db);
+    writerWidgets = store.collection(widgetDefinition({ name: 'published_widgets', publishedBy: 'writer' }));
+    store.outbox.onCommit((events) => committed.push(events));
+    await store.declareIndexes();
+  });
+
+  it('creates, updates, removes and creates again from the states it returns, handing each event back to publish', async () => {
+    const first = await writerWidgets.writeKnown({ tenant }, [
       { key: 'k-a', stored: undefined, body: { colour: 'red' } },
       { key: 'k-b', stored: undefined, body: { colour: 'green' } },
     ]);
+    const [a, b] = first.states;
     expect(a).toMatchObject({ key: 'k-a', version: 1, body: { colour: 'red' } });
-    expect(committedTo('t3/k-b').at(-1)?.events.map((event) => event.type)).toEqual(['widget.created']);
+    expect(typesOf(first.toPublish)).toEqual([['widget.created', 1], ['widget.created', 1]]);
 
-    const [updated, removed] = await widgets.writeKnown({ tenant: 't3' }, [
+    const second = await writerWidgets.writeKnown({ tenant }, [
       { key: 'k-a', stored: a, body: { colour: 'blue' } },
       { key: 'k-b', stored: b, body: undefined },
     ]);
+    const [updated, removed] = second.states;
     expect(updated).toMatchObject({ version: 2, body: { colour: 'blue' } });
     expect(removed).toEqual({ key: 'k-b', tombstone: 2 });
-    expect(await widgets.get(id('k-a', 't3'))).toMatchObject({ version: 2, body: { colour: 'blue' } });
-    expect(await widgets.get(id('k-b', 't3'))).toBeNull();
-    expect(await eventsOf('k-a')).toEqual([['widget.created', 1], ['widget.updated', 2]]);
+    expect(await writerWidgets.get(id('k-a', tenant))).toMatchObject({ version: 2, body: { colour: 'blue' } });
+    expect(await writerWidgets.get(id('k-b', tenant))).toBeNull();
     // the removal's event carries the removed state, as remove's does
-    const removal = (await rawDocument('t3', 'k-b'))?.outbox?.at(-1);
-    expect(removal).toMatchObject({ type: 'widget.deleted', version: 2, data: { business_id: 'k-b', colour: 'green' } });
+    expect(second.toPublish[1]).toMatchObject({ type: 'widget.deleted', version: 2, data: { business_id: 'k-b', colour: 'green', version: 1 } });
 
     // where a writer starts from: tombstones included
-    expect(await widgets.knownStates({ tenant: 't3' })).toEqual([updated, removed]);
+    expect(await writerWidgets.knownStates({ tenant })).toEqual([updated, removed]);
 
-    const [again] = await widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-b', stored: removed, body: { colour: 'pink' } }]);
-    expect(again).toMatchObject({ version: 3, body: { colour: 'pink' } });
-    expect((await eventsOf('k-b'))?.at(-1)).toEqual(['widget.created', 3]);
+    const third = await writerWidgets.writeKnown({ tenant }, [{ key: 'k-b', stored: removed, body: { colour: 'pink' } }]);
+    expect(third.states[0]).toMatchObject({ version: 3, body: { colour: 'pink' } });
+    expect(typesOf(third.toPublish)).toEqual([['widget.created', 3]]);
+
+    // nothing waits in the documents, and nothing went to the relay
+    expect(await published().countDocuments({ outbox: { $exists: true } })).toBe(0);
+    expect(committed.filter((entry) => entry.collection === 'published_widgets')).toEqual([]);
+  });
+
+  it('builds the latest event of each resource written since a moment again, under the same ids', async () => {
+    const since = new Date();
+    const created = await writerWidgets.writeKnown({ tenant: 't5' }, [
+      { key: 'k-a', stored: undefined, body: { colour: 'red' } },
+      { key: 'k-b', stored: undefined, body: { colour: 'green' } },
+      { key: 'k-c', stored: undefined, body: { colour: 'white' } },
+    ]);
+    const [a, b] = created.states;
+    const changed = await writerWidgets.writeKnown({ tenant: 't5' }, [
+      { key: 'k-a', stored: a, body: { colour: 'blue' } },
+      { key: 'k-b', stored: b, body: undefined },
+    ]);
+    const { toPublish: [recreated] } = await writerWidgets.writeKnown({ tenant: 't5' }, [
+      { key: 'k-b', stored: changed.states[1], body: { colour: 'black' } },
+    ]);
+    const latest = [changed.toPublish[0], recreated, created.toPublish[2]];
+    expect(await writerWidgets.eventsSince({ tenant: 't5' }, since)).toEqual(latest);
+    expect(await writerWidgets.eventsSince({ tenant: 't5' }, new Date(Date.now() + 60_000))).toEqual([]);
+
+    // a tombstone gives the deletion's event
+    await writerWidgets.writeKnown({ tenant: 't5' }, [{ key: 'k-c', stored: created.states[2], body: undefined }]);
+    const [deletion] = (await writerWidgets.eventsSince({ tenant: 't5' }, since)).filter((event) => event.entity_id === 'k-c');
+    expect(deletion).toMatchObject({ type: 'widget.deleted', version: 2, data: { business_id: 'k-c', colour: 'white', version: 1 } });
   });
 
   it('writes nothing for the removal of what is not there', async () => {
-    expect(await widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-none', stored: undefined, body: undefined }])).toEqual([]);
-    expect(await rawDocument('t3', 'k-none')).toBeNull();
+    expect(await writerWidgets.writeKnown({ tenant }, [{ key: 'k-none', stored: undefined, body: undefined }])).toEqual({ states: [], toPublish: [] });
+    expect(await published().findOne({ _id: `${tenant}/k-none` })).toBeNull();
   });
 
   it('throws ConcurrentWriteError when a known state is stale, and still writes the others', async () => {
-    const [c] = await widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-c', stored: undefined, body: { colour: 'red' } }]);
-    await widgets.put(id('k-c', 't3'), { colour: 'someone else' });
-    const stale = widgets.writeKnown({ tenant: 't3' }, [
+    const { states: [c] } = await writerWidgets.writeKnown({ tenant }, [{ key: 'k-c', stored: undefined, body: { colour: 'red' } }]);
+    await writerWidgets.writeKnown({ tenant }, [{ key: 'k-c', stored: c, body: { colour: 'someone else' } }]);
+    const stale = writerWidgets.writeKnown({ tenant }, [
       { key: 'k-c', stored: c, body: { colour: 'mine' } },
       { key: 'k-d', stored: undefined, body: { colour: 'new' } },
     ]);
     await expect(stale).rejects.toBeInstanceOf(ConcurrentWriteError);
-    expect(await widgets.get(id('k-c', 't3'))).toMatchObject({ version: 2, body: { colour: 'someone else' } });
-    expect(await widgets.get(id('k-d', 't3'))).toMatchObject({ version: 1, body: { colour: 'new' } });
+    expect(await writerWidgets.get(id('k-c', tenant))).toMatchObject({ version: 2, body: { colour: 'someone else' } });
+    expect(await writerWidgets.get(id('k-d', tenant))).toMatchObject({ version: 1, body: { colour: 'new' } });
     // a document believed absent that exists
-    const present = widgets.writeKnown({ tenant: 't3' }, [{ key: 'k-d', stored: undefined, body: { colour: 'again' } }]);
+    const present = writerWidgets.writeKnown({ tenant }, [{ key: 'k-d', stored: undefined, body: { colour: 'again' } }]);
     await expect(present).rejects.toBeInstanceOf(ConcurrentWriteError);
   });
 
   it('inserts more new documents than one statement takes', async () => {
     const keys = Array.from({ length: 450 }, (_, index) => `bulk-${String(index).padStart(3, '0')}`);
-    const states = await widgets.writeKnown({ tenant: 't4' }, keys.map((key) => ({ key, stored: undefined, body: { colour: key } })));
+    const { states } = await writerWidgets.writeKnown({ tenant: 't4' }, keys.map((key) => ({ key, stored: undefined, body: { colour: key } })));
     expect(states).toHaveLength(450);
-    const stored = await widgets.find({ tenant: 't4' });
+    const stored = await writerWidgets.find({ tenant: 't4' });
     expect(stored.map((resource) => resource.body.colour)).toEqual(keys);
+  });
+
+  it('refuses the writes whose events no one would publish', async () => {
+    await expect(writerWidgets.put(id('k-put', tenant), { colour: 'red' })).rejects.toBeInstanceOf(StoreUsageError);
+    await expect(writerWidgets.create({ tenant }, { colour: 'red' })).rejects.toBeInstanceOf(StoreUsageError);
+    await expect(writerWidgets.remove(id('k-a', tenant))).rejects.toBeInstanceOf(StoreUsageError);
+  });
+
+  it('leaves a relayed collection\'s events to the relay', async () => {
+    const { states: [written], toPublish } = await widgets.writeKnown({ tenant }, [{ key: 'k-relayed', stored: undefined, body: { colour: 'red' } }]);
+    expect(toPublish).toEqual([]);
+    expect(written).toMatchObject({ version: 1 });
+    expect(committedTo(`${tenant}/k-relayed`).at(-1)?.events.map((event) => event.type)).toEqual(['widget.created']);
+    expect((await rawDocument(tenant, 'k-relayed'))?.outbox).toHaveLength(1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { AvailableEmployee, AvailableEmployeePage, ResourceCombination, ResourceCombinationPage } from '@rm/contracts';
-import { declareServiceStream, declareStream } from '@rm/bus';
+import { declareServiceStream, declareStream, publishEvents } from '@rm/bus';
 import { defineService } from '@rm/runtime';
 import { createMatchingEngine } from './engine.js';
 import { INPUT_EVENTS, inputSources, INPUTS_STREAM, partitionSubjects, SERVICE_NAME } from './events.js';
@@ -10,6 +10,7 @@ import { createPartitionTables, startPartitionLeases } from './partitions.js';
 import { outputRoutes } from './routes/output.routes.js';
 import { createInputStore } from './store/inputs.js';
 import { createOutputs, toAvailableEmployee, toResourceCombination, type AvailableEmployeeFields, type CombinationFields } from './store/outputs.js';
+import { createUnpublishedMarks } from './store/unpublished.js';
 
 const matchingConfigSpec = {
   /** Tenant partitions of the input stream; fixed once it holds events (see INPUTS_STREAM). */
@@ -36,6 +37,7 @@ export const matchingService = defineService({
   collections: (store) => ({
     inputs: createInputStore(store),
     outputs: createOutputs(store),
+    unpublished: createUnpublishedMarks(store),
     partitions: createPartitionTables(store),
   }),
   routes:
@@ -61,7 +63,7 @@ export const matchingService = defineService({
         cursors,
       });
     },
-  async extend({ collections, config, jsm, logger, metrics, startConsumer }) {
+  async extend({ collections, config, js, jsm, logger, metrics, startConsumer }) {
     const partitions = config.MATCHING_PARTITIONS;
     const publishers = new Set(INPUT_EVENTS.map((events) => events.service));
     for (const publisher of publishers) await declareServiceStream(jsm, publisher, { replicas: config.NATS_STREAM_REPLICAS });
@@ -70,6 +72,8 @@ export const matchingService = defineService({
     const engine = createMatchingEngine({
       inputs: collections.inputs,
       outputs: collections.outputs,
+      unpublished: collections.unpublished,
+      publish: (events) => publishEvents(js, events),
       logger,
       converged: convergenceLag(metrics),
       ...(quietMs === 0 ? {} : { resolve: { quietMs, timeLimitSeconds: config.MATCHING_RESOLVE_TIME_LIMIT_S } }),
@@ -88,6 +92,8 @@ export const matchingService = defineService({
           source: { stream: INPUTS_STREAM, filterSubjects: partitionSubjects(partition) },
           // by the batch, in stream order: the same events then give the same combinations (a replay)
           handleBatch: (events) => engine.handleBatch(events, partition),
+          // the engine holds each input's version, and records the inputs itself
+          versions: 'handler',
         }),
       released: (partition) => engine.release(partition),
     });

@@ -1,12 +1,13 @@
-import { entityOfType, type EventEnvelope } from '@rm/contracts';
+import { entityOfType, type EventEnvelope, type OutboxEntry } from '@rm/contracts';
 import type { Logger } from '@rm/service-kit';
 import type { KnownState, Resource, ResourceCollection } from '@rm/store';
 import type { Combination } from './domain/matcher.js';
 import { TenantMatching, type Input, type KeptAddress, type Touched } from './domain/tenant-matching.js';
 import { availableEmployeeFields, combinationFields } from './representation.js';
 import { createResolver, type ResolverOptions } from './resolve/resolver.js';
-import type { InputStore } from './store/inputs.js';
+import type { InputStore, InputToRecord } from './store/inputs.js';
 import type { Outputs } from './store/outputs.js';
+import type { UnpublishedMarks } from './store/unpublished.js';
 
 /** Runs the tenants' matching on this replica, for the partitions it holds. */
 export interface MatchingEngine {
@@ -26,6 +27,9 @@ export interface MatchingEngine {
 export interface MatchingEngineOptions {
   inputs: InputStore;
   outputs: Outputs;
+  unpublished: UnpublishedMarks;
+  /** Publishes the outputs' events (the engine is their only writer: no outbox holds them); resolves once all are stored. */
+  publish(events: readonly OutboxEntry[]): Promise<void>;
   logger: Logger;
   /** The background exact re-solve's schedule and limits; none: no re-solve. */
   resolve?: Omit<ResolverOptions, 'inputsOf' | 'adopt' | 'onError'>;
@@ -49,6 +53,8 @@ interface TenantSlot {
   matching?: TenantMatching;
   /** By availability id. */
   stored: { snapshots: Map<string, Stored>; combinations: Map<string, Stored> };
+  /** Whether the tenant is marked as having writes whose events may not be out (UnpublishedMarks). */
+  marked: boolean;
   busy: Promise<unknown>;
 }
 
@@ -68,7 +74,7 @@ export function inputOf(event: EventEnvelope): Input {
  * again, start from what the database holds.
  */
 export function createMatchingEngine(options: MatchingEngineOptions): MatchingEngine {
-  const { inputs, outputs, logger, resolve, now = Date.now, converged } = options;
+  const { inputs, outputs, unpublished, publish, logger, resolve, now = Date.now, converged } = options;
   const tenants = new Map<string, TenantSlot>();
   const resolver =
     resolve &&
@@ -84,7 +90,7 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
   function slotOf(tenant: string, partition: number): TenantSlot {
     let slot = tenants.get(tenant);
     if (slot === undefined) {
-      slot = { partition, stored: { snapshots: new Map(), combinations: new Map() }, busy: Promise.resolve() };
+      slot = { partition, stored: { snapshots: new Map(), combinations: new Map() }, marked: false, busy: Promise.resolve() };
       tenants.set(tenant, slot);
     }
     return slot;
@@ -100,13 +106,18 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     const batch = events.map(inputOf);
     return inTurn(slot, async () => {
       const matching = slot.matching ?? (await load(tenant, slot));
-      await inputs.record(tenant, newestOf(batch));
       const touched: Touched = { snapshots: new Set(), combinations: new Set() };
+      // the newest input of each entity that is newer than the one held, and whether a row holds that one
+      const toRecord = new Map<string, InputToRecord>();
       for (const input of batch) {
+        const held = matching.versionOf(input);
         const { snapshots, combinations } = matching.apply(input, now());
         for (const id of snapshots) touched.snapshots.add(id);
         for (const id of combinations) touched.combinations.add(id);
+        const key = `${input.entity}|${input.id}`;
+        if (input.version > held) toRecord.set(key, { input, stored: toRecord.get(key)?.stored ?? held > 0 });
       }
+      await inputs.record(tenant, [...toRecord.values()]);
       await write(tenant, slot, matching, touched);
       converged?.(events);
       resolver?.changed(tenant);
@@ -137,8 +148,19 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     return inTurn(slot, async () => (slot.matching === undefined ? undefined : work(slot.matching, slot)));
   }
 
-  /** Rebuilds the tenant from its recorded inputs and stored combinations, then writes what differs. */
+  /**
+   * Rebuilds the tenant from its recorded inputs and stored combinations, then writes what differs;
+   * first, the events of what was written since a mark left behind are published again.
+   */
   async function load(tenant: string, slot: TenantSlot): Promise<TenantMatching> {
+    const since = await unpublished.of(tenant);
+    if (since !== undefined) {
+      slot.marked = true;
+      const scope = { tenant };
+      await publish([...(await outputs.availableEmployees.eventsSince(scope, since)), ...(await outputs.combinations.eventsSince(scope, since))]);
+      await unpublished.clear(tenant);
+      slot.marked = false;
+    }
     const [recorded, snapshots, combinations] = await Promise.all([
       inputs.ofTenant(tenant),
       outputs.availableEmployees.knownStates({ tenant }),
@@ -167,6 +189,7 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
    * Writes what changed, in an order that keeps every stored combination following its stored snapshot
    * and no transport resource in two: first the combinations that went, then the snapshots, then the
    * new and changed combinations. A combination a reader sees thus vouches for every snapshot of its batch.
+   * Then it publishes their events, in the same order, under the tenant's mark (UnpublishedMarks).
    */
   async function write(tenant: string, slot: TenantSlot, matching: TenantMatching, touched: Touched): Promise<void> {
     const combinations = [...touched.combinations].map((id) => {
@@ -177,9 +200,22 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       const snapshot = matching.availableEmployee(id);
       return { key: id, body: snapshot && availableEmployeeFields(snapshot) };
     });
-    await sync(outputs.combinations, slot.stored.combinations, tenant, combinations.filter(({ body }) => body === undefined));
-    await sync(outputs.availableEmployees, slot.stored.snapshots, tenant, snapshots);
-    await sync(outputs.combinations, slot.stored.combinations, tenant, combinations.filter(({ body }) => body !== undefined));
+    const removed = changedOf(slot.stored.combinations, combinations.filter(({ body }) => body === undefined));
+    const changedSnapshots = changedOf(slot.stored.snapshots, snapshots);
+    const changedCombinations = changedOf(slot.stored.combinations, combinations.filter(({ body }) => body !== undefined));
+    if (removed.length + changedSnapshots.length + changedCombinations.length === 0) return;
+    if (!slot.marked) {
+      await unpublished.mark(tenant, new Date());
+      slot.marked = true;
+    }
+    const events = [
+      ...(await writeChanged(outputs.combinations, slot.stored.combinations, tenant, removed)),
+      ...(await writeChanged(outputs.availableEmployees, slot.stored.snapshots, tenant, changedSnapshots)),
+      ...(await writeChanged(outputs.combinations, slot.stored.combinations, tenant, changedCombinations)),
+    ];
+    await publish(events);
+    await unpublished.clear(tenant);
+    slot.marked = false;
   }
 
   async function release(partition: number): Promise<void> {
@@ -202,16 +238,6 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
   return { handleBatch, release, close: async () => resolver?.close(), counts };
 }
 
-/** The newest input of each entity in a batch: the one to record. */
-function newestOf(batch: readonly Input[]): Input[] {
-  const newest = new Map<string, Input>();
-  for (const input of batch) {
-    const key = `${input.entity}|${input.id}`;
-    if ((newest.get(key)?.version ?? 0) < input.version) newest.set(key, input);
-  }
-  return [...newest.values()];
-}
-
 function liveCount(stored: ReadonlyMap<string, Stored>): number {
   let live = 0;
   for (const { state } of stored.values()) if (!('tombstone' in state)) live += 1;
@@ -232,16 +258,22 @@ function knownStateOf<Body>({ state, json }: Stored): KnownState<Body> {
   return 'tombstone' in state ? state : { ...state, body: JSON.parse(json as string) as Body };
 }
 
-/** Brings stored outputs to their bodies (absent: none), writing only those that differ from what is stored. */
-async function sync<Body>(
+type Output<Body> = { key: string; body: Body | undefined };
+
+/** The outputs whose bodies (absent: none) differ from what is stored. */
+function changedOf<Body>(stored: ReadonlyMap<string, Stored>, outputs: readonly Output<Body>[]): Output<Body>[] {
+  return outputs.filter(({ key, body }) => stored.get(key)?.json !== (body === undefined ? undefined : JSON.stringify(body)));
+}
+
+/** Brings stored outputs to their bodies; returns their events, to publish. */
+async function writeChanged<Body>(
   collection: ResourceCollection<Body>,
   stored: Map<string, Stored>,
   tenant: string,
-  outputs: readonly { key: string; body: Body | undefined }[],
-): Promise<void> {
-  const changed = outputs.filter(({ key, body }) => stored.get(key)?.json !== (body === undefined ? undefined : JSON.stringify(body)));
-  if (changed.length === 0) return;
-  const states = await collection.writeKnown(
+  changed: readonly Output<Body>[],
+): Promise<OutboxEntry[]> {
+  if (changed.length === 0) return [];
+  const { states, toPublish } = await collection.writeKnown(
     { tenant },
     changed.map(({ key, body }) => {
       const known = stored.get(key);
@@ -249,4 +281,5 @@ async function sync<Body>(
     }),
   );
   for (const state of states) stored.set(state.key, storedOf(state));
+  return toPublish;
 }

@@ -2,27 +2,36 @@
 // a combination only ever refers to an AvailableEmployee snapshot that is stored.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventEnvelope } from '@rm/contracts';
+import type { EventEnvelope, OutboxEntry } from '@rm/contracts';
 import { createLogger } from '@rm/service-kit';
 import { createStore, type ResourceCollection } from '@rm/store';
 import { connectTestMongo, type TestMongo } from '@rm/testkit';
 import { createMatchingEngine, type MatchingEngine } from '../src/engine.js';
 import { createInputStore } from '../src/store/inputs.js';
 import { createOutputs, type Outputs } from '../src/store/outputs.js';
+import { createUnpublishedMarks } from '../src/store/unpublished.js';
 import { atHomeBase, HOUR, inputEvent, inputs } from './world.js';
 
 let mongo: TestMongo;
 let engine: MatchingEngine;
 /** What a reader could find missing: each a combination stored without its snapshot. */
 const orphans: string[] = [];
+/** The events the engine published, in order. */
+const published: OutboxEntry[] = [];
 
 beforeAll(async () => {
   mongo = await connectTestMongo('matching_write_order');
   const store = createStore(mongo.db, { maxEventBytes: 1024 ** 2 });
-  const collections = { inputs: createInputStore(store), outputs: createOutputs(store) };
+  const collections = { inputs: createInputStore(store), outputs: createOutputs(store), unpublished: createUnpublishedMarks(store) };
   await store.declareIndexes();
   const logger = createLogger({ level: 'silent', name: 'matching' });
-  engine = createMatchingEngine({ inputs: collections.inputs, outputs: watchedForOrphans(collections.outputs), logger });
+  engine = createMatchingEngine({
+    inputs: collections.inputs,
+    outputs: watchedForOrphans(collections.outputs),
+    unpublished: collections.unpublished,
+    publish: async (events) => void published.push(...events),
+    logger,
+  });
 });
 
 afterAll(async () => {
@@ -42,9 +51,9 @@ function watchedForOrphans(outputs: Outputs): Outputs {
     ...collection,
     async writeKnown(...[scope, writes]: Parameters<ResourceCollection<Body>['writeKnown']>) {
       for (const { key, body } of writes) check(key, body !== undefined);
-      const states = await collection.writeKnown(scope, writes);
+      const written = await collection.writeKnown(scope, writes);
       for (const { key, body } of writes) (body === undefined ? stored.delete(key) : stored.add(key));
-      return states;
+      return written;
     },
   });
   return {
@@ -88,5 +97,12 @@ describe('the engine writing its outputs', () => {
     await engine.handleBatch(availabilities.slice(1).map((each) => availability(each, true)), 0);
     expect(engine.counts()).toEqual([{ tenant, snapshots: 1, combinations: 1 }]);
     expect(orphans).toEqual([]);
+    // the events go out in the order of the writes
+    const [kept, ...gone] = availabilities.map(({ id }) => id);
+    const eventsOf = (id: string | undefined) => published.filter((event) => event.entity_id === id).map((event) => event.type);
+    expect(eventsOf(kept)).toEqual(['available-employee.created', 'resource-combination.created']);
+    for (const id of gone) {
+      expect(eventsOf(id)).toEqual(['available-employee.created', 'resource-combination.created', 'resource-combination.deleted', 'available-employee.deleted']);
+    }
   });
 });

@@ -226,6 +226,11 @@ export class TenantMatching {
     return touched;
   }
 
+  /** The version held of the input's entity; 0 when none is. */
+  versionOf({ entity, id }: Pick<Input, 'entity' | 'id'>): number {
+    return this.versions.get(`${entity}|${id}`) ?? 0;
+  }
+
   availableEmployee(availabilityId: string): AvailableEmployee | undefined {
     return this.snapshots.get(availabilityId);
   }

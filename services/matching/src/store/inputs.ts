@@ -1,4 +1,4 @@
-import { inWaves, orUnavailable, setIfNewer, type Store } from '@rm/store';
+import { inWaves, isDuplicateKeyError, orUnavailable, setIfNewer, type Store } from '@rm/store';
 import type { Input } from '../domain/tenant-matching.js';
 
 /** The latest version of one input of one tenant; `data` as JSON text, stored as it came. */
@@ -12,16 +12,27 @@ interface InputRow {
   data: string;
 }
 
+/** Rows per insert statement: FerretDB inserts up to 100 as one PostgreSQL statement. */
+const INSERT_CHUNK = 100;
 /**
  * Raises in flight at once. Each is one statement: multi-document inserts running beside the outputs'
  * ones hung FerretDB, whole.
  */
 const RAISES_IN_FLIGHT = 16;
 
+/** An input to record, and whether the engine knows a row of its entity to be there already. */
+export interface InputToRecord {
+  input: Input;
+  stored: boolean;
+}
+
 /** Every input of every tenant the engine consumed, at its latest version: what a replica rebuilds a tenant from. */
 export interface InputStore {
-  /** Keeps each input unless a newer or equal version is there. */
-  record(tenant: string, inputs: readonly Input[]): Promise<void>;
+  /**
+   * Keeps each input unless a newer or equal version is there: the ones of entities with no row yet are
+   * inserted many per statement, the others raised one statement each.
+   */
+  record(tenant: string, inputs: readonly InputToRecord[]): Promise<void>;
   ofTenant(tenant: string): Promise<Input[]>;
 }
 
@@ -39,8 +50,26 @@ export function createInputStore(store: Store): InputStore {
   });
   const raise = ({ _id, version, ...fields }: InputRow) => setIfNewer(rows, _id, version, fields, { create: true });
 
-  async function record(tenant: string, inputs: readonly Input[]): Promise<void> {
-    await orUnavailable(() => inWaves(inputs, RAISES_IN_FLIGHT, (input) => raise(rowOf(tenant, input))));
+  async function insert(fresh: readonly InputRow[]): Promise<void> {
+    for (let start = 0; start < fresh.length; start += INSERT_CHUNK) {
+      const chunk = fresh.slice(start, start + INSERT_CHUNK);
+      try {
+        await rows.insertMany(chunk, { ordered: false });
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        // a row the engine did not know of (another replica's, while a partition changed hands)
+        await inWaves(chunk, RAISES_IN_FLIGHT, raise);
+      }
+    }
+  }
+
+  async function record(tenant: string, inputs: readonly InputToRecord[]): Promise<void> {
+    const fresh = inputs.filter(({ stored }) => !stored).map(({ input }) => rowOf(tenant, input));
+    const known = inputs.filter(({ stored }) => stored).map(({ input }) => rowOf(tenant, input));
+    await orUnavailable(async () => {
+      await insert(fresh);
+      await inWaves(known, RAISES_IN_FLIGHT, raise);
+    });
   }
 
   async function ofTenant(tenant: string): Promise<Input[]> {

@@ -9,7 +9,7 @@ import type { Resource, ResourceCollection, Store } from '@rm/store';
 export type AvailableEmployeeFields = Omit<AvailableEmployee, 'id' | 'version'>;
 export type CombinationFields = Omit<ResourceCombination, 'id' | 'version'>;
 
-/** What the engine derives and publishes, both keyed by the availability's id. */
+/** What the engine derives and publishes (it alone writes them, and publishes their events itself), both keyed by the availability's id. */
 export interface Outputs {
   availableEmployees: ResourceCollection<AvailableEmployeeFields>;
   combinations: ResourceCollection<CombinationFields>;
@@ -34,6 +34,7 @@ export function createOutputs(store: Store): Outputs {
       represent: toAvailableEmployee,
       indexed: (body) => byShift(body, body.linked_transport_resource === undefined ? [] : [body.linked_transport_resource]),
       indexes,
+      publishedBy: 'writer',
     }),
     combinations: store.collection<CombinationFields>({
       name: 'resource_combinations',
@@ -41,6 +42,7 @@ export function createOutputs(store: Store): Outputs {
       represent: toResourceCombination,
       indexed: (body) => byShift(body, body.transport_resource_ids),
       indexes,
+      publishedBy: 'writer',
     }),
   };
 }
