@@ -5,7 +5,7 @@ import { declareServiceStream, declareStream, publishEvents } from '@rm/bus';
 import { defineService } from '@rm/runtime';
 import { createMatchingEngine } from './engine.js';
 import { INPUT_EVENTS, inputSources, INPUTS_STREAM, partitionSubjects, SERVICE_NAME } from './events.js';
-import { convergenceLag, observeTenants } from './metrics.js';
+import { convergenceLag, observeTenants, resolveObserver } from './metrics.js';
 import { createPartitionTables, startPartitionLeases } from './partitions.js';
 import { outputRoutes } from './routes/output.routes.js';
 import { createInputStore } from './store/inputs.js';
@@ -23,6 +23,8 @@ const matchingConfigSpec = {
   MATCHING_RESOLVE_QUIET_MS: { type: 'duration-ms', min: 0, default: 2_000 },
   /** The exact re-solve's time per location component; past it, the best found is taken if it is better. */
   MATCHING_RESOLVE_TIME_LIMIT_S: { type: 'int', min: 1, max: 3600, default: 60 },
+  /** The largest model (nonzeros) of a location component the exact re-solve takes up; larger ones stay with the incremental matcher. */
+  MATCHING_EXACT_MAX_NONZEROS: { type: 'int', min: 1, max: 100_000_000, default: 400_000 },
 } as const;
 
 /**
@@ -76,7 +78,16 @@ export const matchingService = defineService({
       publish: (events) => publishEvents(js, events),
       logger,
       converged: convergenceLag(metrics),
-      ...(quietMs === 0 ? {} : { resolve: { quietMs, timeLimitSeconds: config.MATCHING_RESOLVE_TIME_LIMIT_S } }),
+      ...(quietMs === 0
+        ? {}
+        : {
+            resolve: {
+              quietMs,
+              timeLimitSeconds: config.MATCHING_RESOLVE_TIME_LIMIT_S,
+              maxNonzeros: config.MATCHING_EXACT_MAX_NONZEROS,
+              observe: resolveObserver(metrics),
+            },
+          }),
     });
     observeTenants(metrics, engine);
     const leases = startPartitionLeases({

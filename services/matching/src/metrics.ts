@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@rm/contracts';
-import { Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { MatchingEngine } from './engine.js';
+import type { TimedSolve } from './resolve/exact-worker.js';
 
 /** Observes, for each event, the time from its occurred_at until the combinations reflecting it were written. */
 export function convergenceLag(registry: Registry): (events: readonly EventEnvelope[]) => void {
@@ -33,4 +34,31 @@ export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 
     });
   perTenant('rm_matching_snapshots', 'AvailableEmployee snapshots of the tenant that this replica holds', (counts) => counts.snapshots);
   perTenant('rm_matching_combinations', 'ResourceCombinations of the tenant that this replica holds', (counts) => counts.combinations);
+}
+
+/** The background re-solve's queue, time, and what became of each location component (exact.ts ExactStatus). */
+export function resolveObserver(registry: Registry): (tenant: string, solved: Partial<TimedSolve>) => void {
+  const queued = new Histogram({
+    name: 'rm_matching_resolve_queue_seconds',
+    help: 'Time a tenant\'s exact re-solve waited for the solver, behind the re-solves of other tenants',
+    buckets: [0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
+    registers: [registry],
+  });
+  const ran = new Histogram({
+    name: 'rm_matching_resolve_seconds',
+    help: 'Time one tenant\'s exact re-solve took, every changed location component of it',
+    buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
+    registers: [registry],
+  });
+  const components = new Counter({
+    name: 'rm_matching_exact_components_total',
+    help: 'Location components the exact re-solve took up, by outcome: optimal, time-limit, trivial, too-large (left to the incremental matcher), failed',
+    labelNames: ['status'],
+    registers: [registry],
+  });
+  return (_tenant, solved) => {
+    if (solved.queuedSeconds !== undefined) queued.observe(solved.queuedSeconds);
+    if (solved.solveSeconds !== undefined) ran.observe(solved.solveSeconds);
+    for (const { status } of solved.components ?? []) components.inc({ status });
+  };
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadExactSolver, solveAll } from '../src/domain/exact.js';
 import type { ExactInputs } from '../src/domain/tenant-matching.js';
-import { createExactWorker, type ExactWorker } from '../src/resolve/exact-worker.js';
+import { createExactWorker, type ExactWorker, type TimedSolve } from '../src/resolve/exact-worker.js';
 import { atHomeBase, shift, truck } from './fixtures.js';
 
 /** A crowded home base over three days, seeded: shifts of three to eleven hours, some mandatory, on trucks of a few costs. */
@@ -63,6 +63,9 @@ describe('the exact worker', () => {
     const jobs = [crowded(1, 60, 4, 'a'), crowded(2, 60, 4, 'b'), crowded(3, 60, 4, 'c')];
     const results = await Promise.all(jobs.map((inputs) => (worker as ExactWorker).solve(inputs)));
     for (const [index, inputs] of jobs.entries()) expect(results[index]?.assignment).toEqual(await inProcess(inputs));
+    // the last one waited for the two before it
+    const [first, second, third] = results.map((result) => result as TimedSolve);
+    expect(third?.queuedSeconds).toBeGreaterThanOrEqual((first?.solveSeconds ?? 0) + (second?.solveSeconds ?? 0));
   });
 
   it('fails a job whose solve throws, and solves the next one', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { holds, type FrozenCombination } from '../src/domain/deployed.js';
 import { feasibilityViolations, greedy, objectiveOf, type Objective } from '../src/domain/evaluation.js';
 import { canCombine, type TransportResourceView } from '../src/domain/feasibility.js';
-import { components, combinationsOf, maximalCliques, solveAll, solveComponent, type ExactOptions } from '../src/domain/exact.js';
+import { components, combinationsOf, loadExactSolver, maximalCliques, solveAll, solveComponent, type ExactOptions } from '../src/domain/exact.js';
 import { overlaps } from '../src/domain/interval.js';
 import { createMatcher, type Combination } from '../src/domain/matcher.js';
 import type { AvailableEmployee } from '../src/domain/snapshot.js';
@@ -192,6 +192,55 @@ describe('components', () => {
     expect(found).toContainEqual({ shifts: ['a'], resources: ['h1'] });
     expect(found).toContainEqual({ shifts: ['b', 'journey', 'port'], resources: ['h2', 'p'] });
     expect(found).toContainEqual({ shifts: [], resources: ['loose'] });
+  });
+});
+
+describe('solving every component', () => {
+  /** A home base with two trucks and shifts of two hours, each overlapping the next. */
+  const place = (name: string, shifts: number) => ({
+    resources: [truck(`${name}-r1`, { location: atHomeBase(name) }), truck(`${name}-r2`, { location: atHomeBase(name) })],
+    shifts: Array.from({ length: shifts }, (_, index) => shift(`${name}-s${index}`, { location: atHomeBase(name), window: [index, index + 2] })),
+  });
+  const small = place('small', 2);
+  const large = place('large', 6);
+  const shifts = [...small.shifts, ...large.shifts];
+  const resources = [...small.resources, ...large.resources];
+  const assignedAt = (assignment: ReadonlyMap<string, string>, name: string) => [...assignment.keys()].filter((id) => id.startsWith(name)).length;
+
+  it('leaves a component whose model has more nonzeros than allowed to the matcher, and solves the others', async () => {
+    const all = await solveAll(shifts, resources);
+    const nonzeros = new Map(all.components.map((component) => [component.key, component.nonzeros]));
+    const [smallSize, largeSize] = [nonzeros.get('home-base:small') ?? 0, nonzeros.get('home-base:large') ?? 0];
+    expect(smallSize).toBeLessThan(largeSize);
+
+    const capped = await solveAll(shifts, resources, { maxNonzeros: smallSize });
+    expect(capped.components.map(({ key, status }) => [key, status]).sort()).toEqual([
+      ['home-base:large', 'too-large'],
+      ['home-base:small', 'optimal'],
+    ]);
+    expect(assignedAt(capped.assignment, 'small')).toBe(2);
+    expect(assignedAt(capped.assignment, 'large')).toBe(0);
+  });
+
+  it('reports a component the solver fails on, and solves the others', async () => {
+    const solver = await loadExactSolver();
+    // a solver that runs out of memory on the larger model
+    const failing = new Proxy(solver, {
+      get: (target, property) =>
+        property === 'createModel'
+          ? (model: { numCols: number }) => {
+              if (model.numCols > small.shifts.length * small.resources.length) throw new Error('Aborted()');
+              return target.createModel(model as never);
+            }
+          : Reflect.get(target, property),
+    });
+    const solved = await solveAll(shifts, resources, { highs: failing });
+    expect(solved.components.map(({ key, status }) => [key, status]).sort()).toEqual([
+      ['home-base:large', 'failed'],
+      ['home-base:small', 'optimal'],
+    ]);
+    expect(assignedAt(solved.assignment, 'small')).toBe(2);
+    expect(assignedAt(solved.assignment, 'large')).toBe(0);
   });
 });
 

@@ -43,10 +43,19 @@ export interface ExactOptions {
   readonly log?: (line: string) => void;
   /** How a stage's level is kept for the next ones (see runStages): `deferred` unless told; `rows` is the plain way. */
   readonly fixing?: Fixing;
+  /**
+   * A component whose model has more nonzeros is not solved (`too-large`): HiGHS's WebAssembly memory
+   * grows with the model, and one of 1.35 million nonzeros ran out of it (4 GiB) and aborted.
+   */
+  readonly maxNonzeros?: number;
 }
 
-/** `optimal`: proved; `time-limit`: feasible, not proved optimal; `trivial`: decided without the solver. */
-export type ExactStatus = 'optimal' | 'time-limit' | 'trivial';
+/**
+ * `optimal`: proved; `time-limit`: feasible, not proved optimal; `trivial`: decided without the solver;
+ * `too-large`: not solved (ExactOptions.maxNonzeros); `failed`: the solver failed twice (solveAll).
+ * The last two assign nothing: what the matcher holds stays.
+ */
+export type ExactStatus = 'optimal' | 'time-limit' | 'trivial' | 'too-large' | 'failed';
 
 export interface ExactSolution {
   /** availability id → transport resource id. */
@@ -54,9 +63,10 @@ export interface ExactSolution {
   readonly status: ExactStatus;
   /** Wall-clock seconds: building the model, every stage, reading the solution. */
   readonly seconds: number;
-  /** The model's size: pairs (columns) and rows (shift rows and clique rows, stage rows not counted). */
+  /** The model's size: pairs (columns), rows (shift rows and clique rows, stage rows not counted), nonzeros. */
   readonly columns: number;
   readonly rows: number;
+  readonly nonzeros: number;
   /** The stages the solver ran, with their wall-clock seconds. */
   readonly stages: readonly StageRun[];
   /** The levels proved optimal, in order (`matched`, `linked`, `cost`, `kept`, those that apply): all of them unless out of time. */
@@ -128,7 +138,11 @@ export function components(shifts: readonly AvailableEmployee[], resources: read
   return [...byRoot.values()];
 }
 
-/** Solves each component and joins their assignments; with `freshAbove`, a component of more shifts gets a solver of its own. */
+/**
+ * Solves each component and joins their assignments; with `freshAbove`, a component of more shifts gets a
+ * solver of its own. A component the solver fails on (twice, see solveComponent) is reported `failed`
+ * and assigns nothing; the others are solved all the same.
+ */
 export async function solveAll(
   shifts: readonly AvailableEmployee[],
   resources: readonly TransportResourceView[],
@@ -138,7 +152,10 @@ export async function solveAll(
   const solved = [];
   for (const component of components(shifts, resources)) {
     const fresh = options.fresh ?? component.shifts.length > (options.freshAbove ?? Infinity);
-    const solution = await solveComponent(component.shifts, component.resources, { ...options, fresh });
+    const started = performance.now();
+    const solution = await solveComponent(component.shifts, component.resources, { ...options, fresh }).catch(
+      () => unsolved('failed', (performance.now() - started) / 1000),
+    );
     for (const [availabilityId, resourceId] of solution.assignment) assignment.set(availabilityId, resourceId);
     solved.push({ ...solution, key: component.key, shifts: component.shifts.length, resources: component.resources.length });
   }
@@ -157,9 +174,9 @@ export async function solveComponent(
   const started = performance.now();
   const model = buildModel(shifts, resources, options);
   const seconds = () => (performance.now() - started) / 1000;
-  if (model.columns.length === 0) {
-    return { assignment: new Map(), status: 'trivial', seconds: seconds(), columns: 0, rows: 0, stages: [], proved: [] };
-  }
+  if (model.columns.length === 0) return unsolved('trivial', seconds());
+  const size = { columns: model.columns.length, rows: model.rowCount, nonzeros: model.indices.length };
+  if (size.nonzeros > (options.maxNonzeros ?? Infinity)) return unsolved('too-large', seconds(), size);
   let highs = options.highs ?? (options.fresh === true || options.log !== undefined ? await ownSolver(options) : await loadExactSolver());
   // a try that fails its check is run again more safely: the last stage it deferred branches instead, then
   // (with none deferred) rows fix the levels
@@ -196,11 +213,15 @@ export async function solveComponent(
     assignment,
     status: outcome.status,
     seconds: seconds(),
-    columns: model.columns.length,
-    rows: model.rowCount,
+    ...size,
     stages: tried,
     proved: outcome.proved,
   };
+}
+
+/** A solution that assigns nothing. */
+function unsolved(status: ExactStatus, seconds: number, size = { columns: 0, rows: 0, nonzeros: 0 }): ExactSolution {
+  return { assignment: new Map(), status, seconds, ...size, stages: [], proved: [] };
 }
 
 /** The existing combinations as the model's columns, when they are feasible in it (pairs that are not columns dropped). */

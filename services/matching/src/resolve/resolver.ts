@@ -1,5 +1,5 @@
 import type { ExactInputs } from '../domain/tenant-matching.js';
-import { createExactWorker, type ExactWorker, type SolveLimits, type Solved } from './exact-worker.js';
+import { createExactWorker, type ExactWorker, type SolveLimits, type Solved, type TimedSolve } from './exact-worker.js';
 
 /**
  * The background exact re-solve (DESIGN §6, issue 11): after a burst of changes to a tenant, its changed
@@ -22,7 +22,9 @@ export interface ResolverOptions {
   /** A failed re-solve: the tenant is tried again after its next change. */
   onError?(tenant: string, error: unknown): void;
   /** Solves the inputs; a worker thread of the resolver's own unless given (tests). */
-  solve?(inputs: ExactInputs): Promise<Pick<Solved, 'assignment'>>;
+  solve?(inputs: ExactInputs): Promise<Pick<Solved, 'assignment'> & Partial<TimedSolve>>;
+  /** Told of each solve: how long it waited for the solver, how long it ran, and each component's outcome. */
+  observe?(tenant: string, solved: Partial<TimedSolve>): void;
   /** A tenant is re-solved once no change came for this long (ms)… */
   quietMs?: number;
   /** …or once its first change not yet solved is this old, should changes keep coming (ms)… */
@@ -33,6 +35,8 @@ export interface ResolverOptions {
   timeLimitSeconds?: number;
   /** See SolveLimits. */
   freshAbove?: number;
+  /** See SolveLimits. */
+  maxNonzeros?: number;
 }
 
 /** One tenant's schedule. */
@@ -50,9 +54,9 @@ interface Schedule {
  * worker thread, whose jobs run in turn. Timers and the clock are the global ones (vitest's fake ones in tests).
  */
 export function createResolver(options: ResolverOptions): Resolver {
-  const { quietMs = 2_000, maxWaitMs = 60_000, minIntervalMs = 10_000, timeLimitSeconds = 30, freshAbove = 1_500 } = options;
+  const { quietMs = 2_000, maxWaitMs = 60_000, minIntervalMs = 10_000, timeLimitSeconds = 30, freshAbove = 1_500, maxNonzeros } = options;
   const worker = options.solve === undefined ? createExactWorker() : undefined;
-  const limits: SolveLimits = { timeLimitSeconds, freshAbove };
+  const limits: SolveLimits = { timeLimitSeconds, freshAbove, ...(maxNonzeros === undefined ? {} : { maxNonzeros }) };
   const solve = options.solve ?? ((inputs: ExactInputs) => (worker as ExactWorker).solve(inputs, limits));
   const schedules = new Map<string, Schedule>();
   const inHand = new Set<Promise<void>>();
@@ -85,8 +89,9 @@ export function createResolver(options: ResolverOptions): Resolver {
     try {
       const inputs = await options.inputsOf(tenant);
       if (inputs === undefined || inputs.shifts.length === 0) return;
-      const { assignment } = await solve(inputs);
-      if (!closed && schedules.has(tenant)) await options.adopt(tenant, inputs, assignment);
+      const solved = await solve(inputs);
+      options.observe?.(tenant, solved);
+      if (!closed && schedules.has(tenant)) await options.adopt(tenant, inputs, solved.assignment);
     } catch (error) {
       if (!closed) options.onError?.(tenant, error);
     }
