@@ -1,7 +1,8 @@
 // Matching service: a generated tenant streamed in as its owners' events, through the platform's event
 // path, into the matching service running as its own process (dist/main.js): how long until it has
 // converged after the bulk import, how long one more event takes to be decided and written, how long
-// a fresh engine takes to replay the streams into an empty database, and the engine's resident memory.
+// a fresh engine takes to replay the streams into an empty database, and the engine's resident memory,
+// at its peak over the whole run: the import, and the exact re-solve that follows it.
 // The baseline is the same instance applied in-process (TenantMatching, no database, no broker).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -58,6 +59,8 @@ export const matchingServiceBench: Bench = {
       const afterImport = memoryOf(live.child);
 
       const latencies = await decisionLatencies(js, client, instance);
+      const resolve = await resolved(live);
+      const afterResolve = memoryOf(live.child);
 
       const replayStart = process.hrtime.bigint();
       const replay = await startEngine(replayEnv);
@@ -76,6 +79,9 @@ export const matchingServiceBench: Bench = {
           `in-process per input: p50 ${inProcess.p50.toFixed(3)} ms, p99 ${inProcess.p99.toFixed(3)} ms`],
         ['engine resident memory after the import (peak)', `${mib(afterImport.rss)} (${mib(afterImport.peak)})`,
           `the same process at rest before the import: ${mib(atRest.rss)}; in-process heap of the tenant: ${mib(inProcess.heapBytes)}`],
+        ['exact re-solve after the events: components by outcome (seconds)', `${resolve.components} (${resolve.seconds.toFixed(1)} s)`, ''],
+        ['engine resident memory after the re-solve (peak of the whole run)', `${mib(afterResolve.rss)} (${mib(afterResolve.peak)})`,
+          `JavaScript heap used ${mib(resolve.heapUsed)}, external ${mib(resolve.external)}`],
       ];
       console.log('\nMatching service: one tenant streamed in as events, against the same inputs applied in-process\n');
       console.log('| measure | matching service | baseline |\n|---|---|---|');
@@ -92,6 +98,7 @@ export const matchingServiceBench: Bench = {
 
 interface Engine {
   child: ChildProcess;
+  port: number;
   stop(): Promise<void>;
 }
 
@@ -111,6 +118,7 @@ async function startEngine(env: TestServiceEnv): Promise<Engine> {
   }
   return {
     child,
+    port,
     async stop() {
       child.kill('SIGTERM');
       await exited;
@@ -208,6 +216,44 @@ function applyInProcess(instance: MatchingInstance): { ms: number; p50: number; 
   const ms = msSince(start);
   const sorted = sortedAscending(each);
   return { ms, p50: percentile(sorted, 50), p99: percentile(sorted, 99), tenant };
+}
+
+/** The engine's metrics (Prometheus text): each sample's name, labels and value. */
+async function metricsOf(engine: Engine): Promise<{ name: string; labels: string; value: number }[]> {
+  const text = await (await fetch(`http://127.0.0.1:${engine.port}/metrics`)).text();
+  return text.split('\n').flatMap((line) => {
+    const sample = /^([a-z_]+)(\{[^}]*\})? (\S+)$/.exec(line);
+    return sample === null ? [] : [{ name: sample[1] as string, labels: sample[2] ?? '', value: Number(sample[3]) }];
+  });
+}
+
+/**
+ * Waits until the exact re-solve that the events made due has run and been adopted: a re-solve ended,
+ * and none more for a while (the engine's quiet time and minimum interval); then its figures.
+ */
+async function resolved(engine: Engine): Promise<{ components: string; seconds: number; heapUsed: number; external: number }> {
+  const settled = 15_000;
+  let last = -1;
+  let since = Date.now();
+  for (;;) {
+    const samples = await metricsOf(engine);
+    const valueOf = (name: string) => samples.find((sample) => sample.name === name)?.value ?? 0;
+    const count = valueOf('rm_matching_resolve_seconds_count');
+    if (count !== last) [last, since] = [count, Date.now()];
+    else if (count > 0 && Date.now() - since > settled) {
+      const components = samples.flatMap(({ name, labels, value }) => {
+        const status = /status="([a-z-]+)"/.exec(labels)?.[1];
+        return name === 'rm_matching_exact_components_total' && status !== undefined ? [`${status} ${value}`] : [];
+      });
+      return {
+        components: components.join(', '),
+        seconds: valueOf('rm_matching_resolve_seconds_sum'),
+        heapUsed: valueOf('nodejs_heap_size_used_bytes'),
+        external: valueOf('nodejs_external_memory_bytes'),
+      };
+    }
+    await sleep(500);
+  }
 }
 
 /** VmRSS and VmHWM of a process, in bytes (Linux). */

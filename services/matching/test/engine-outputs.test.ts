@@ -1,5 +1,6 @@
-// The order in which the engine writes its outputs, seen by a reader of the database at every moment:
-// a combination only ever refers to an AvailableEmployee snapshot that is stored.
+// The engine's outputs: the order in which it writes them, seen by a reader of the database at every
+// moment (a combination only ever refers to an AvailableEmployee snapshot that is stored), and the events
+// it publishes itself, again after a publish that failed.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope, OutboxEntry } from '@rm/contracts';
@@ -9,7 +10,7 @@ import { connectTestMongo, type TestMongo } from '@rm/testkit';
 import { createMatchingEngine, type MatchingEngine } from '../src/engine.js';
 import { createInputStore } from '../src/store/inputs.js';
 import { createOutputs, type Outputs } from '../src/store/outputs.js';
-import { createUnpublishedMarks } from '../src/store/unpublished.js';
+import { createUnpublishedMarks, type UnpublishedMarks } from '../src/store/unpublished.js';
 import { atHomeBase, HOUR, inputEvent, inputs } from './world.js';
 
 let mongo: TestMongo;
@@ -18,18 +19,29 @@ let engine: MatchingEngine;
 const orphans: string[] = [];
 /** The events the engine published, in order. */
 const published: OutboxEntry[] = [];
+/** Events the engine tried to publish while publishing failed. */
+const unpublished: OutboxEntry[] = [];
+let publishing: 'works' | 'fails' = 'works';
+let marks: UnpublishedMarks;
 
 beforeAll(async () => {
   mongo = await connectTestMongo('matching_write_order');
   const store = createStore(mongo.db, { maxEventBytes: 1024 ** 2 });
   const collections = { inputs: createInputStore(store), outputs: createOutputs(store), unpublished: createUnpublishedMarks(store) };
   await store.declareIndexes();
+  marks = collections.unpublished;
   const logger = createLogger({ level: 'silent', name: 'matching' });
   engine = createMatchingEngine({
     inputs: collections.inputs,
     outputs: watchedForOrphans(collections.outputs),
     unpublished: collections.unpublished,
-    publish: async (events) => void published.push(...events),
+    publish: async (events) => {
+      if (publishing === 'works') published.push(...events);
+      else {
+        unpublished.push(...events);
+        throw new Error('nats: timeout');
+      }
+    },
     logger,
   });
 });
@@ -104,5 +116,34 @@ describe('the engine writing its outputs', () => {
     for (const id of gone) {
       expect(eventsOf(id)).toEqual(['available-employee.created', 'resource-combination.created', 'resource-combination.deleted', 'available-employee.deleted']);
     }
+  });
+});
+
+describe('the engine publishing its outputs\' events', () => {
+  it('publishes again, under the same ids, what it wrote while publishing failed', async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const start = new Date(Date.UTC(2030, 0, 1) + 8 * HOUR).toISOString();
+    const setUp = [
+      event(tenant, 'home-base', 'hb', inputs.homeBase('hb')),
+      event(tenant, 'employee', 'e1', inputs.employee('e1', atHomeBase('hb'))),
+      event(tenant, 'transport-resource', 'tr1', inputs.transportResource('tr1', atHomeBase('hb'))),
+    ];
+    const availabilityId = randomUUID();
+    const shift = event(tenant, 'availability', `e1/${availabilityId}`, inputs.availability('e1', availabilityId, start));
+    await engine.handleBatch(setUp, 0);
+
+    publishing = 'fails';
+    await expect(engine.handleBatch([shift], 0)).rejects.toThrow('nats: timeout');
+    const lost = unpublished.filter((one) => one.tenant === tenant);
+    expect(lost.map((one) => one.type)).toEqual(['available-employee.created', 'resource-combination.created']);
+    expect(await marks.of(tenant)).toBeInstanceOf(Date);
+
+    // the batch comes again (it was not acknowledged): the tenant is loaded afresh and publishes what was written
+    publishing = 'works';
+    await engine.handleBatch([shift], 0);
+    const again = published.filter((one) => one.tenant === tenant);
+    expect(again.map(({ trace: _, ...one }) => one)).toEqual(lost.map(({ trace: _, ...one }) => one));
+    expect(await marks.of(tenant)).toBeUndefined();
+    expect(engine.counts()).toContainEqual({ tenant, snapshots: 1, combinations: 1 });
   });
 });
