@@ -24,6 +24,8 @@ const PARTITIONS = 4;
 const LATENCY_EVENTS = 200;
 const PUBLISH_IN_FLIGHT = 256;
 const root = join(import.meta.dirname, '..');
+/** The engine's heap limit as deploy/k8s/base/matching gives it (its NODE_OPTIONS); BENCH_MATCHING_NODE_OPTIONS overrides it. */
+const ENGINE_NODE_OPTIONS = '--max-old-space-size=256';
 
 export const matchingServiceBench: Bench = {
   name: 'matching-service',
@@ -106,7 +108,15 @@ interface Engine {
 async function startEngine(env: TestServiceEnv): Promise<Engine> {
   const port = await findFreePort();
   const child = spawn(process.execPath, [join(root, 'services/matching/dist/main.js')], {
-    env: { ...process.env, ...env.variables, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', MATCHING_PARTITIONS: String(PARTITIONS) },
+    env: {
+      ...process.env,
+      ...env.variables,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      MATCHING_PARTITIONS: String(PARTITIONS),
+      NODE_OPTIONS: process.env.BENCH_MATCHING_NODE_OPTIONS ?? ENGINE_NODE_OPTIONS,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

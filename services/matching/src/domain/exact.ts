@@ -172,11 +172,13 @@ export async function solveComponent(
   options: ExactOptions = {},
 ): Promise<ExactSolution> {
   const started = performance.now();
-  const model = buildModel(shifts, resources, options);
   const seconds = () => (performance.now() - started) / 1000;
-  if (model.columns.length === 0) return unsolved('trivial', seconds());
-  const size = { columns: model.columns.length, rows: model.rowCount, nonzeros: model.indices.length };
+  const pairs = pairsOf(shifts, resources, options);
+  if (pairs.columns.length === 0) return unsolved('trivial', seconds());
+  const size = sizeOf(pairs);
+  // told before the rows are made: those of a model far too large take much of the memory themselves
   if (size.nonzeros > (options.maxNonzeros ?? Infinity)) return unsolved('too-large', seconds(), size);
+  const model = buildModel(pairs);
   let highs = options.highs ?? (options.fresh === true || options.log !== undefined ? await ownSolver(options) : await loadExactSolver());
   // a try that fails its check is run again more safely: the last stage it deferred branches instead, then
   // (with none deferred) rows fix the levels
@@ -278,12 +280,15 @@ interface BuiltModel {
   readonly values: Float64Array;
 }
 
-/**
- * The rows: each shift on at most one resource, and on each resource at most one shift in each maximal
- * clique of its windows (exact for interval graphs). Written as differences of consecutive cliques (a
- * network matrix, a third of the nonzeros), the same LP took the dual simplex fifty times the iterations.
- */
-function buildModel(shifts: readonly AvailableEmployee[], resources: readonly TransportResourceView[], options: ExactOptions): BuiltModel {
+/** The pairs of a component (the model's columns), by shift and by resource. */
+interface Pairs {
+  readonly columns: readonly Column[];
+  /** For each shift with a pair, the columns of its pairs. */
+  readonly columnsOfShift: readonly number[][];
+  readonly columnsOnResource: ReadonlyMap<string, number[]>;
+}
+
+function pairsOf(shifts: readonly AvailableEmployee[], resources: readonly TransportResourceView[], options: ExactOptions): Pairs {
   const frozen = options.frozen ?? [];
   const blocked = (shift: AvailableEmployee, resource: TransportResourceView) =>
     frozen.some((one) => one.transportResourceIds.includes(resource.id) && overlaps(one.span, shift.window));
@@ -303,9 +308,38 @@ function buildModel(shifts: readonly AvailableEmployee[], resources: readonly Tr
     }
     if (own.length > 0) columnsOfShift.push(own);
   }
+  return { columns, columnsOfShift, columnsOnResource };
+}
+
+/** Each resource's columns with their windows, for the clique sweep. */
+function windowsOn(pairs: Pairs, onResource: readonly number[]): { index: number; window: { start: number; end: number } }[] {
+  return onResource.map((index) => ({ index, window: (pairs.columns[index] as Column).shift.window }));
+}
+
+/** The rows and nonzeros buildModel would make, counted without making them: what decides that a model is too large. */
+function sizeOf(pairs: Pairs): { columns: number; rows: number; nonzeros: number } {
+  let rows = 0;
+  let nonzeros = 0;
+  const count = (size: number) => {
+    if (size < 2) return;
+    rows += 1;
+    nonzeros += size;
+  };
+  for (const own of pairs.columnsOfShift) count(own.length);
+  for (const onResource of pairs.columnsOnResource.values()) forEachMaximalClique(windowsOn(pairs, onResource), (clique) => count(clique.size));
+  return { columns: pairs.columns.length, rows, nonzeros };
+}
+
+/**
+ * The rows: each shift on at most one resource, and on each resource at most one shift in each maximal
+ * clique of its windows (exact for interval graphs). Written as differences of consecutive cliques (a
+ * network matrix, a third of the nonzeros), the same LP took the dual simplex fifty times the iterations.
+ */
+function buildModel(pairs: Pairs): BuiltModel {
+  const { columns, columnsOfShift, columnsOnResource } = pairs;
   const rows: number[][] = columnsOfShift.filter((row) => row.length > 1);
   for (const onResource of columnsOnResource.values()) {
-    for (const clique of maximalCliques(onResource.map((index) => ({ index, window: (columns[index] as Column).shift.window })))) {
+    for (const clique of maximalCliques(windowsOn(pairs, onResource))) {
       if (clique.length > 1) rows.push(clique);
     }
   }
@@ -337,6 +371,13 @@ function buildModel(shifts: readonly AvailableEmployee[], resources: readonly Tr
  * when the first end follows a start form one.
  */
 export function maximalCliques(items: readonly { index: number; window: { start: number; end: number } }[]): number[][] {
+  const cliques: number[][] = [];
+  forEachMaximalClique(items, (clique) => cliques.push([...clique]));
+  return cliques;
+}
+
+/** The sweep of maximalCliques, showing each clique as the set of windows open at that moment. */
+function forEachMaximalClique(items: readonly { index: number; window: { start: number; end: number } }[], visit: (clique: ReadonlySet<number>) => void): void {
   const events: [time: number, kind: 0 | 1, index: number][] = [];
   for (const { index, window } of items) {
     if (window.start >= window.end) continue;
@@ -344,7 +385,6 @@ export function maximalCliques(items: readonly { index: number; window: { start:
   }
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const open = new Set<number>();
-  const cliques: number[][] = [];
   let afterStart = false;
   for (const [, kind, index] of events) {
     if (kind === 1) {
@@ -352,11 +392,10 @@ export function maximalCliques(items: readonly { index: number; window: { start:
       afterStart = true;
       continue;
     }
-    if (afterStart) cliques.push([...open]);
+    if (afterStart) visit(open);
     afterStart = false;
     open.delete(index);
   }
-  return cliques;
 }
 
 interface Stage {
