@@ -25,6 +25,8 @@ const matchingConfigSpec = {
   MATCHING_RESOLVE_TIME_LIMIT_S: { type: 'int', min: 1, max: 3600, default: 60 },
   /** The largest model (nonzeros) of a location component the exact re-solve takes up; larger ones stay with the incremental matcher. */
   MATCHING_EXACT_MAX_NONZEROS: { type: 'int', min: 1, max: 100_000_000, default: 400_000 },
+  /** A tenant with more inputs (entities of every kind) is not matched here; its inputs are still recorded. */
+  MATCHING_TENANT_MAX_INPUTS: { type: 'int', min: 1, max: 100_000_000, default: 120_000 },
 } as const;
 
 /**
@@ -78,6 +80,7 @@ export const matchingService = defineService({
       publish: (events) => publishEvents(js, events),
       logger,
       converged: convergenceLag(metrics),
+      maxInputs: config.MATCHING_TENANT_MAX_INPUTS,
       ...(quietMs === 0
         ? {}
         : {

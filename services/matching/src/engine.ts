@@ -22,6 +22,8 @@ export interface MatchingEngine {
   close(): Promise<void>;
   /** How many snapshots and combinations (not deleted) each tenant on this replica has, as last written. */
   counts(): { tenant: string; snapshots: number; combinations: number }[];
+  /** The tenants on this replica that are too large to match (MatchingEngineOptions.maxInputs). */
+  refused(): string[];
 }
 
 export interface MatchingEngineOptions {
@@ -36,6 +38,13 @@ export interface MatchingEngineOptions {
   now?: () => number;
   /** Told, once a tenant's outputs are written, of the events the write reflects. */
   converged?: (events: readonly EventEnvelope[]) => void;
+  /**
+   * A tenant with more inputs is refused: its inputs are still recorded (nothing is lost), but it is not
+   * held in memory nor matched, and its outputs stay as they were, until the limit is raised and the
+   * replica restarted. Without it, one tenant could take a replica out of memory, and then each replica
+   * that took its partition over.
+   */
+  maxInputs?: number;
 }
 
 /**
@@ -55,6 +64,8 @@ interface TenantSlot {
   stored: { snapshots: Map<string, Stored>; combinations: Map<string, Stored> };
   /** Whether the tenant is marked as having writes whose events may not be out (UnpublishedMarks). */
   marked: boolean;
+  /** Too large to match here (MatchingEngineOptions.maxInputs). */
+  refused: boolean;
   busy: Promise<unknown>;
 }
 
@@ -74,7 +85,7 @@ export function inputOf(event: EventEnvelope): Input {
  * again, start from what the database holds.
  */
 export function createMatchingEngine(options: MatchingEngineOptions): MatchingEngine {
-  const { inputs, outputs, unpublished, publish, logger, resolve, now = Date.now, converged } = options;
+  const { inputs, outputs, unpublished, publish, logger, resolve, now = Date.now, converged, maxInputs = Infinity } = options;
   const tenants = new Map<string, TenantSlot>();
   const resolver =
     resolve &&
@@ -90,7 +101,7 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
   function slotOf(tenant: string, partition: number): TenantSlot {
     let slot = tenants.get(tenant);
     if (slot === undefined) {
-      slot = { partition, stored: { snapshots: new Map(), combinations: new Map() }, marked: false, busy: Promise.resolve() };
+      slot = { partition, stored: { snapshots: new Map(), combinations: new Map() }, marked: false, refused: false, busy: Promise.resolve() };
       tenants.set(tenant, slot);
     }
     return slot;
@@ -105,7 +116,12 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     const slot = slotOf(tenant, partition);
     const batch = events.map(inputOf);
     return inTurn(slot, async () => {
-      const matching = slot.matching ?? (await load(tenant, slot));
+      const matching = slot.refused ? undefined : (slot.matching ?? (await load(tenant, slot)));
+      if (matching === undefined) {
+        // known or not, each is raised unless a newer version is there
+        await inputs.record(tenant, batch.map((input) => ({ input, stored: true })));
+        return;
+      }
       const touched: Touched = { snapshots: new Set(), combinations: new Set() };
       // the newest input of each entity that is newer than the one held, and whether a row holds that one
       const toRecord = new Map<string, InputToRecord>();
@@ -118,6 +134,10 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
         if (input.version > held) toRecord.set(key, { input, stored: toRecord.get(key)?.stored ?? held > 0 });
       }
       await inputs.record(tenant, [...toRecord.values()]);
+      if (matching.inputCount() > maxInputs) {
+        refuse(tenant, slot, matching.inputCount());
+        return;
+      }
       await write(tenant, slot, matching, touched);
       converged?.(events);
       resolver?.changed(tenant);
@@ -152,7 +172,12 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
    * Rebuilds the tenant from its recorded inputs and stored combinations, then writes what differs;
    * first, the events of what was written since a mark left behind are published again.
    */
-  async function load(tenant: string, slot: TenantSlot): Promise<TenantMatching> {
+  async function load(tenant: string, slot: TenantSlot): Promise<TenantMatching | undefined> {
+    const count = maxInputs === Infinity ? 0 : await inputs.countOf(tenant);
+    if (count > maxInputs) {
+      refuse(tenant, slot, count);
+      return undefined;
+    }
     const since = await unpublished.of(tenant);
     if (since !== undefined) {
       slot.marked = true;
@@ -183,6 +208,13 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     await write(tenant, slot, matching, { snapshots: everything, combinations: everything });
     slot.matching = matching;
     return matching;
+  }
+
+  function refuse(tenant: string, slot: TenantSlot, count: number): void {
+    slot.refused = true;
+    slot.matching = undefined;
+    resolver?.forget(tenant);
+    logger.error({ tenant, inputs: count, max_inputs: maxInputs }, 'tenant too large to match on one replica: its inputs are recorded, its outputs no longer change');
   }
 
   /**
@@ -235,7 +267,11 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     }));
   }
 
-  return { handleBatch, release, close: async () => resolver?.close(), counts };
+  function refused(): string[] {
+    return [...tenants].flatMap(([tenant, slot]) => (slot.refused ? [tenant] : []));
+  }
+
+  return { handleBatch, release, close: async () => resolver?.close(), counts, refused };
 }
 
 function liveCount(stored: ReadonlyMap<string, Stored>): number {

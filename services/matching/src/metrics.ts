@@ -18,8 +18,8 @@ export function convergenceLag(registry: Registry): (events: readonly EventEnvel
   };
 }
 
-/** Per tenant held on this replica, at scrape time: its snapshots and combinations as last written. */
-export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 'counts'>): void {
+/** Per tenant held on this replica, at scrape time: its snapshots and combinations as last written, and whether it is refused. */
+export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 'counts' | 'refused'>): void {
   const perTenant = (name: string, help: string, count: (counts: ReturnType<MatchingEngine['counts']>[number]) => number) =>
     new Gauge({
       name,
@@ -34,6 +34,16 @@ export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 
     });
   perTenant('rm_matching_snapshots', 'AvailableEmployee snapshots of the tenant that this replica holds', (counts) => counts.snapshots);
   perTenant('rm_matching_combinations', 'ResourceCombinations of the tenant that this replica holds', (counts) => counts.combinations);
+  new Gauge({
+    name: 'rm_matching_tenant_refused',
+    help: 'A tenant with more inputs than MATCHING_TENANT_MAX_INPUTS: its inputs are recorded, but it is not matched (1)',
+    labelNames: ['tenant'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const tenant of engine.refused()) this.set({ tenant }, 1);
+    },
+  });
 }
 
 /** The background re-solve's queue, time, and what became of each location component (exact.ts ExactStatus). */

@@ -1,6 +1,6 @@
 // The engine's outputs: the order in which it writes them, seen by a reader of the database at every
 // moment (a combination only ever refers to an AvailableEmployee snapshot that is stored), and the events
-// it publishes itself, again after a publish that failed.
+// it publishes itself, again after a publish that failed; and a tenant too large to match.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope, OutboxEntry } from '@rm/contracts';
@@ -23,6 +23,9 @@ const published: OutboxEntry[] = [];
 const unpublished: OutboxEntry[] = [];
 let publishing: 'works' | 'fails' = 'works';
 let marks: UnpublishedMarks;
+/** An engine that refuses tenants of more than four inputs, over the same collections. */
+let smallEngine: () => MatchingEngine;
+let recordedInputs: (tenant: string) => Promise<unknown[]>;
 
 beforeAll(async () => {
   mongo = await connectTestMongo('matching_write_order');
@@ -31,6 +34,9 @@ beforeAll(async () => {
   await store.declareIndexes();
   marks = collections.unpublished;
   const logger = createLogger({ level: 'silent', name: 'matching' });
+  recordedInputs = (tenant) => collections.inputs.ofTenant(tenant);
+  smallEngine = () =>
+    createMatchingEngine({ ...collections, publish: async (events) => void published.push(...events), logger, maxInputs: 4 });
   engine = createMatchingEngine({
     inputs: collections.inputs,
     outputs: watchedForOrphans(collections.outputs),
@@ -145,5 +151,42 @@ describe('the engine publishing its outputs\' events', () => {
     expect(again.map(({ trace: _, ...one }) => one)).toEqual(lost.map(({ trace: _, ...one }) => one));
     expect(await marks.of(tenant)).toBeUndefined();
     expect(engine.counts()).toContainEqual({ tenant, snapshots: 1, combinations: 1 });
+  });
+});
+
+describe('a tenant with more inputs than the engine takes', () => {
+  it('is refused: its inputs are recorded, its outputs stay as they were, and a replica loading it refuses it too', async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const start = new Date(Date.UTC(2030, 0, 1) + 8 * HOUR).toISOString();
+    const availability = (employee: string) => {
+      const id = randomUUID();
+      return event(tenant, 'availability', `${employee}/${id}`, inputs.availability(employee, id, start));
+    };
+    const engine = smallEngine();
+    await engine.handleBatch(
+      [
+        event(tenant, 'home-base', 'hb', inputs.homeBase('hb')),
+        event(tenant, 'employee', 'e1', inputs.employee('e1', atHomeBase('hb'))),
+        event(tenant, 'transport-resource', 'tr1', inputs.transportResource('tr1', atHomeBase('hb'))),
+        availability('e1'),
+      ],
+      0,
+    );
+    expect(engine.counts()).toEqual([{ tenant, snapshots: 1, combinations: 1 }]);
+    expect(engine.refused()).toEqual([]);
+
+    await engine.handleBatch([event(tenant, 'employee', 'e2', inputs.employee('e2', atHomeBase('hb'))), availability('e2')], 0);
+    expect(engine.refused()).toEqual([tenant]);
+    expect(engine.counts()).toEqual([{ tenant, snapshots: 1, combinations: 1 }]);
+    // nothing is lost: what comes while it is refused is recorded as well
+    await engine.handleBatch([availability('e2')], 0);
+    expect(await recordedInputs(tenant)).toHaveLength(7);
+
+    const taker = smallEngine();
+    await taker.handleBatch([availability('e1')], 0);
+    expect(taker.refused()).toEqual([tenant]);
+    expect(await recordedInputs(tenant)).toHaveLength(8);
+    await engine.close();
+    await taker.close();
   });
 });

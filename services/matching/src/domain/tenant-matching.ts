@@ -226,6 +226,11 @@ export class TenantMatching {
     return touched;
   }
 
+  /** How many inputs (entities, deleted ones included) it holds: what its memory grows with. */
+  inputCount(): number {
+    return this.versions.size;
+  }
+
   /** The version held of the input's entity; 0 when none is. */
   versionOf({ entity, id }: Pick<Input, 'entity' | 'id'>): number {
     return this.versions.get(`${entity}|${id}`) ?? 0;

@@ -34,6 +34,8 @@ export interface InputStore {
    */
   record(tenant: string, inputs: readonly InputToRecord[]): Promise<void>;
   ofTenant(tenant: string): Promise<Input[]>;
+  /** How many inputs the tenant has, without reading them. */
+  countOf(tenant: string): Promise<number>;
 }
 
 export function createInputStore(store: Store): InputStore {
@@ -77,5 +79,9 @@ export function createInputStore(store: Store): InputStore {
     return found.map(({ entity, entity_id, version, deleted, data }) => ({ entity, id: entity_id, version, deleted, data: JSON.parse(data) as Record<string, unknown> }));
   }
 
-  return { record, ofTenant };
+  async function countOf(tenant: string): Promise<number> {
+    return orUnavailable(() => rows.countDocuments({ tenant }));
+  }
+
+  return { record, ofTenant, countOf };
 }
