@@ -48,6 +48,12 @@ export interface MatchingEngineOptions {
 }
 
 /**
+ * How long a tenant's mark (UnpublishedMarks) stays after its events are out: a burst of batches sets it
+ * once and clears it once, and the clear is off the path of the batch that publishes.
+ */
+const MARK_KEPT_MS = 1_000;
+
+/**
  * What is stored of one output (the engine is its only writer): its version and dates, and its body as
  * JSON, what a write compares with; the body's objects are not kept, which would double the memory.
  */
@@ -64,6 +70,8 @@ interface TenantSlot {
   stored: { snapshots: Map<string, Stored>; combinations: Map<string, Stored> };
   /** Whether the tenant is marked as having writes whose events may not be out (UnpublishedMarks). */
   marked: boolean;
+  /** Clears the mark once no write came for MARK_KEPT_MS. */
+  unmarking?: ReturnType<typeof setTimeout>;
   /** Too large to match here (MatchingEngineOptions.maxInputs). */
   refused: boolean;
   busy: Promise<unknown>;
@@ -221,7 +229,8 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
    * Writes what changed, in an order that keeps every stored combination following its stored snapshot
    * and no transport resource in two: first the combinations that went, then the snapshots, then the
    * new and changed combinations. A combination a reader sees thus vouches for every snapshot of its batch.
-   * Then it publishes their events, in the same order, under the tenant's mark (UnpublishedMarks).
+   * Then it publishes their events, in the same order, under the tenant's mark (UnpublishedMarks), which
+   * is cleared once no write came for MARK_KEPT_MS.
    */
   async function write(tenant: string, slot: TenantSlot, matching: TenantMatching, touched: Touched): Promise<void> {
     const combinations = [...touched.combinations].map((id) => {
@@ -236,6 +245,7 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     const changedSnapshots = changedOf(slot.stored.snapshots, snapshots);
     const changedCombinations = changedOf(slot.stored.combinations, combinations.filter(({ body }) => body !== undefined));
     if (removed.length + changedSnapshots.length + changedCombinations.length === 0) return;
+    clearTimeout(slot.unmarking);
     if (!slot.marked) {
       await unpublished.mark(tenant, new Date());
       slot.marked = true;
@@ -246,8 +256,16 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       ...(await writeChanged(outputs.combinations, slot.stored.combinations, tenant, changedCombinations)),
     ];
     await publish(events);
-    await unpublished.clear(tenant);
-    slot.marked = false;
+    clearTimeout(slot.unmarking);
+    slot.unmarking = setTimeout(() => {
+      inTurn(slot, async () => {
+        if (!slot.marked || slot.matching === undefined) return;
+        await unpublished.clear(tenant);
+        slot.marked = false;
+      }).catch((error: unknown) => logger.warn({ err: error, tenant }, 'the mark of published outputs could not be cleared; a reload publishes them again'));
+    }, MARK_KEPT_MS);
+    // a mark still to clear keeps no process alive
+    slot.unmarking.unref();
   }
 
   async function release(partition: number): Promise<void> {
@@ -255,6 +273,7 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       if (slot.partition !== partition) continue;
       tenants.delete(tenant);
       resolver?.forget(tenant);
+      clearTimeout(slot.unmarking);
       await slot.busy;
     }
   }
@@ -271,7 +290,12 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     return [...tenants].flatMap(([tenant, slot]) => (slot.refused ? [tenant] : []));
   }
 
-  return { handleBatch, release, close: async () => resolver?.close(), counts, refused };
+  async function close(): Promise<void> {
+    for (const slot of tenants.values()) clearTimeout(slot.unmarking);
+    await resolver?.close();
+  }
+
+  return { handleBatch, release, close, counts, refused };
 }
 
 function liveCount(stored: ReadonlyMap<string, Stored>): number {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope, OutboxEntry } from '@rm/contracts';
 import { createLogger } from '@rm/service-kit';
 import { createStore, type ResourceCollection } from '@rm/store';
-import { connectTestMongo, type TestMongo } from '@rm/testkit';
+import { connectTestMongo, waitFor, type TestMongo } from '@rm/testkit';
 import { createMatchingEngine, type MatchingEngine } from '../src/engine.js';
 import { createInputStore } from '../src/store/inputs.js';
 import { createOutputs, type Outputs } from '../src/store/outputs.js';
@@ -126,6 +126,23 @@ describe('the engine writing its outputs', () => {
 });
 
 describe('the engine publishing its outputs\' events', () => {
+  it('marks the tenant before it writes, and clears the mark once its events are out and no write came for a while', async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const start = new Date(Date.UTC(2030, 0, 1) + 8 * HOUR).toISOString();
+    const availabilityId = randomUUID();
+    await engine.handleBatch(
+      [
+        event(tenant, 'home-base', 'hb', inputs.homeBase('hb')),
+        event(tenant, 'employee', 'e1', inputs.employee('e1', atHomeBase('hb'))),
+        event(tenant, 'availability', `e1/${availabilityId}`, inputs.availability('e1', availabilityId, start)),
+      ],
+      0,
+    );
+    expect(published.filter((one) => one.tenant === tenant).map((one) => one.type)).toEqual(['available-employee.created']);
+    expect(await marks.of(tenant)).toBeInstanceOf(Date);
+    await waitFor('the mark to be cleared', async () => (await marks.of(tenant)) === undefined);
+  });
+
   it('publishes again, under the same ids, what it wrote while publishing failed', async () => {
     const tenant = `t-${randomUUID().slice(0, 8)}`;
     const start = new Date(Date.UTC(2030, 0, 1) + 8 * HOUR).toISOString();
