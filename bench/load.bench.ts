@@ -2,14 +2,23 @@
 // service a process of its own, on the run's FerretDB and nats-server): each employee PUT followed by one
 // availability POST, 8 employees in flight, measured per step of 1,000 employees, so that the table shows
 // how the write rate holds up as the data grows. Baseline: the first 2,000 employees.
+//
+// Then, with every availability stored and matched (200 trucks share the employees' start place), one
+// availability update at a time until its AvailableEmployee shows the new shift through the gateway:
+// what a planner waits for. Baseline: the update's own answer.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { testServers } from '@rm/testkit';
-import { apiClient } from '../reliability/lib/api.ts';
-import { bodies } from '../reliability/lib/fixtures.ts';
+import { apiClient, idFromLocation, type ApiClient } from '../reliability/lib/api.ts';
+import { at, bodies } from '../reliability/lib/fixtures.ts';
 import { startSuiteStack } from '../reliability/lib/suite-stack.ts';
 import type { Bench } from './lib/bench.ts';
 import { msSince, percentile, sortedAscending } from './lib/stats.ts';
 
 const EMPLOYEES = Number(process.env.BENCH_LOAD_EMPLOYEES ?? 10_000);
+const TRUCKS = 200;
+const READBACKS = Number(process.env.BENCH_LOAD_READBACKS ?? 200);
+/** How often an AvailableEmployee is read while waiting for the new shift. */
+const POLL_MS = 5;
 const STEP = 1_000;
 const IN_FLIGHT = 8;
 /** Steps whose rate is the baseline: the first 2,000 employees. */
@@ -21,11 +30,14 @@ export const loadBench: Bench = {
     const suite = await startSuiteStack(testServers());
     try {
       const api = apiClient(suite, await suite.newTenant('load'));
+      for (let truck = 0; truck < TRUCKS; truck++) await api.call('PUT', `/transport-resource/t-${truck}`, bodies.transportResource(`truck ${truck}`));
+      const availabilities: string[] = [];
       const pair = async (index: number) => {
         const id = `e-${index}`;
         const put = await api.call('PUT', `/employee/${id}`, bodies.employee());
         // a fortnight of shifts: each employee's availability on another day
         const post = await api.call('POST', `/employee/${id}/availability`, bodies.availability((index % 14) * 24 + 6));
+        if (post.status < 300) availabilities[index] = idFromLocation(post);
         return put.status < 300 && post.status < 300 ? undefined : `PUT ${put.status} ${put.body.slice(0, 80)}, POST ${post.status} ${post.body.slice(0, 80)}`;
       };
       const rates: number[] = [];
@@ -56,8 +68,37 @@ export const loadBench: Bench = {
         );
         if (failures.length > 0) console.log(`\nfirst failure: ${failures[0]}\n`);
       }
+      await readBack(api, availabilities);
     } finally {
       await suite.stop();
     }
   },
 };
+
+/** Updates availabilities one at a time, each until its AvailableEmployee shows the new shift; prints the table. */
+async function readBack(api: ApiClient, availabilities: readonly string[]): Promise<void> {
+  const last = availabilities.length - 1;
+  // the import has reached the engine once the last availability's snapshot is there
+  while ((await api.call('GET', `/available-employee/${availabilities[last]}`)).status !== 200) await sleep(100);
+  const updates: number[] = [];
+  const readable: number[] = [];
+  for (let round = 0; round < READBACKS; round++) {
+    const index = (round * 7919) % availabilities.length;
+    const startHour = (index % 14) * 24 + 7 + (round % 3);
+    const start = process.hrtime.bigint();
+    const put = await api.call('PUT', `/employee/e-${index}/availability/${availabilities[index]}`, bodies.availability(startHour));
+    if (put.status !== 200) throw new Error(`PUT availability: ${put.status} ${put.body.slice(0, 200)}`);
+    updates.push(msSince(start));
+    for (;;) {
+      const got = await api.call('GET', `/available-employee/${availabilities[index]}`);
+      if (got.status === 200 && Date.parse((JSON.parse(got.body) as { shift: { start: string } }).shift.start) === Date.parse(at(startHour))) break;
+      await sleep(POLL_MS);
+    }
+    readable.push(msSince(start));
+  }
+  const [sortedUpdates, sortedReadable] = [sortedAscending(updates), sortedAscending(readable)];
+  console.log(`\nAn availability update, one at a time (${READBACKS}), with ${availabilities.length.toLocaleString('en-US')} availabilities and ${TRUCKS} trucks:\n`);
+  console.log('| measure | p50 ms | p99 ms |\n|---|---:|---:|');
+  console.log(`| PUT answered (baseline) | ${percentile(sortedUpdates, 50).toFixed(0)} | ${percentile(sortedUpdates, 99).toFixed(0)} |`);
+  console.log(`| its AvailableEmployee readable with the new shift (reads every ${POLL_MS} ms) | ${percentile(sortedReadable, 50).toFixed(0)} | ${percentile(sortedReadable, 99).toFixed(0)} |`);
+}

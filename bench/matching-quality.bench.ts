@@ -10,7 +10,7 @@
 // default set keeps the run under about three minutes. BENCH_MATCHING_TIME_LIMIT: seconds per
 // component for the exact solve (default 300; a component that hits it is reported, not proved).
 import { compareObjectives, greedy, isFeasible, objectiveOf, type Objective } from '../services/matching/dist/domain/evaluation.js';
-import { combinationsOf } from '../services/matching/dist/domain/exact.js';
+import { combinationsOf, DEFAULT_EXACT_MAX_NONZEROS } from '../services/matching/dist/domain/exact.js';
 import type { Combination } from '../services/matching/dist/domain/matcher.js';
 import { TenantMatching } from '../services/matching/dist/domain/tenant-matching.js';
 import { createExactWorker, type ExactWorker } from '../services/matching/dist/resolve/exact-worker.js';
@@ -88,6 +88,8 @@ interface Result {
   readonly streamSeconds: number;
   /** Matcher combinations the exact optimum changes (moves or drops). */
   readonly changes: number;
+  /** Components whose model is larger than the service's default limit: the service leaves them to the matcher. */
+  readonly overServiceLimit: number;
   readonly problems: string[];
 }
 
@@ -177,6 +179,7 @@ async function measure(instance: MatchingInstance, worker: ExactWorker, timeLimi
     applyMs: sortedAscending(applyMs),
     streamSeconds,
     changes,
+    overServiceLimit: solved.components.filter((solution) => solution.nonzeros > DEFAULT_EXACT_MAX_NONZEROS).length,
     problems,
   };
 }
@@ -252,6 +255,7 @@ function printDetails(results: readonly Result[]): void {
     're-solve s',
     'slowest component: shifts, pairs, rows',
     'levels not proved (time limit)',
+    `components over the service's ${DEFAULT_EXACT_MAX_NONZEROS.toLocaleString('en-US')} nonzeros`,
     'inputs',
     'stream s',
     'apply max ms',
@@ -268,6 +272,7 @@ function printDetails(results: readonly Result[]): void {
     seconds(result.resolveSeconds),
     `${result.slowest.key}: ${result.slowest.shifts}, ${result.slowest.columns}, ${result.slowest.rows}`,
     result.unprovedLevels.join('; ') || '–',
+    String(result.overServiceLimit),
     String(result.applyMs.length),
     seconds(result.streamSeconds),
     ms(result.applyMs[result.applyMs.length - 1] ?? Number.NaN),

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { AvailableEmployee, AvailableEmployeePage, ResourceCombination, ResourceCombinationPage } from '@rm/contracts';
 import { declareServiceStream, declareStream, publishEvents } from '@rm/bus';
 import { defineService } from '@rm/runtime';
+import { DEFAULT_EXACT_MAX_NONZEROS } from './domain/exact.js';
 import { createMatchingEngine } from './engine.js';
 import { INPUT_EVENTS, inputSources, INPUTS_STREAM, partitionSubjects, SERVICE_NAME } from './events.js';
 import { convergenceLag, observeTenants, resolveObserver } from './metrics.js';
@@ -24,7 +25,7 @@ const matchingConfigSpec = {
   /** The exact re-solve's time per location component; past it, the best found is taken if it is better. */
   MATCHING_RESOLVE_TIME_LIMIT_S: { type: 'int', min: 1, max: 3600, default: 60 },
   /** The largest model (nonzeros) of a location component the exact re-solve takes up; larger ones stay with the incremental matcher. */
-  MATCHING_EXACT_MAX_NONZEROS: { type: 'int', min: 1, max: 100_000_000, default: 400_000 },
+  MATCHING_EXACT_MAX_NONZEROS: { type: 'int', min: 1, max: 100_000_000, default: DEFAULT_EXACT_MAX_NONZEROS },
   /** A tenant with more inputs (entities of every kind) is not matched here; its inputs are still recorded. */
   MATCHING_TENANT_MAX_INPUTS: { type: 'int', min: 1, max: 100_000_000, default: 120_000 },
 } as const;
