@@ -27,7 +27,7 @@ const matchingConfigSpec = {
   /** The largest model (nonzeros) of a location component the exact re-solve takes up; larger ones stay with the incremental matcher. */
   MATCHING_EXACT_MAX_NONZEROS: { type: 'int', min: 1, max: 100_000_000, default: DEFAULT_EXACT_MAX_NONZEROS },
   /** A tenant with more inputs (entities of every kind) is not matched here; its inputs are still recorded. */
-  MATCHING_TENANT_MAX_INPUTS: { type: 'int', min: 1, max: 100_000_000, default: 120_000 },
+  MATCHING_TENANT_MAX_INPUTS: { type: 'int', min: 1, max: 100_000_000, default: 60_000 },
 } as const;
 
 /**
