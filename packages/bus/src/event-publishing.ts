@@ -14,6 +14,32 @@ export interface PublishEventsOptions {
 }
 
 /**
+ * Publishes one event under its id as Nats-Msg-Id, in a `publish <subject>` span in the trace of the
+ * write that raised it (its headers carry the span on to the consumers); resolves once the stream has it.
+ */
+export async function publishEvent(
+  js: Pick<JetStreamClient, 'publish'>,
+  event: OutboxEntry,
+  { publishTimeoutMs, tracer }: Required<Pick<PublishEventsOptions, 'publishTimeoutMs' | 'tracer'>>,
+): Promise<void> {
+  const { subject, trace, ...envelope } = event;
+  const span = tracer.startSpan(
+    `publish ${subject}`,
+    { kind: SpanKind.PRODUCER, attributes: messagingAttributes('send', subject, event.id) },
+    propagation.extract(ROOT_CONTEXT, trace ?? {}),
+  );
+  try {
+    // the trace context goes in headers, never in the event: consumers' spans become children of this one
+    await js.publish(subject, JSON.stringify(envelope), { msgID: event.id, timeout: publishTimeoutMs, headers: traceHeaders(span) });
+  } catch (error) {
+    markFailed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/**
  * Publishes events that no outbox holds (a collection whose only writer publishes them itself), many in
  * flight, each under its id as Nats-Msg-Id: the stream keeps one copy of an event published again within
  * its duplicate window. Resolves once the stream has stored every one; rejects with the first failure,
@@ -26,19 +52,10 @@ export async function publishEvents(js: Pick<JetStreamClient, 'publish'>, events
   for (const event of events) {
     if (failure !== undefined) break;
     await pool.run(async () => {
-      const { subject, trace, ...envelope } = event;
-      const span = tracer.startSpan(
-        `publish ${subject}`,
-        { kind: SpanKind.PRODUCER, attributes: messagingAttributes('send', subject, event.id) },
-        propagation.extract(ROOT_CONTEXT, trace ?? {}),
-      );
       try {
-        await js.publish(subject, JSON.stringify(envelope), { msgID: event.id, timeout: publishTimeoutMs, headers: traceHeaders(span) });
+        await publishEvent(js, event, { publishTimeoutMs, tracer });
       } catch (error) {
-        markFailed(span, error);
         failure ??= { error };
-      } finally {
-        span.end();
       }
     });
   }

@@ -1,9 +1,10 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { propagation, ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
 import type { OutboxEntry, OutboxSource, PendingEvents, PublishedEvents } from '@rm/contracts';
 import type { Logger } from 'pino';
 import { createBacklogView, documentKey, type OutboxBacklog } from './outbox-backlog.js';
-import { defaultTracer, markFailed, messagingAttributes, traceHeaders } from './message-tracing.js';
+import { publishEvent } from './event-publishing.js';
+import { defaultTracer } from './message-tracing.js';
 import { createSignal } from './signal.js';
 
 export interface OutboxRelayOptions {
@@ -124,19 +125,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function publishDocument(queue: DocumentQueue): Promise<void> {
     while (queue.events.length > 0 && !stopped) {
       const event = queue.events[0] as OutboxEntry;
-      const { subject, trace, ...envelope } = event;
-      const span = tracer.startSpan(
-        `publish ${subject}`,
-        { kind: SpanKind.PRODUCER, attributes: messagingAttributes('send', subject, event.id) },
-        propagation.extract(ROOT_CONTEXT, trace ?? {}),
-      );
       try {
-        // the trace context goes in headers, never in the event: consumers' spans become children of this one
-        await js.publish(subject, JSON.stringify(envelope), { msgID: event.id, timeout: publishTimeoutMs, headers: traceHeaders(span) });
-        span.end();
+        await publishEvent(js, event, { publishTimeoutMs, tracer });
       } catch (err) {
-        markFailed(span, err);
-        span.end();
         // stop this document: its later events must not go out before this one; a sweep brings it back
         forget(queue.events.map((waiting) => waiting.id));
         queue.events = [];
