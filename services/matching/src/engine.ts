@@ -48,6 +48,12 @@ export interface MatchingEngineOptions {
 }
 
 /**
+ * Shifts per part of a re-solve (TenantMatching.exactInputParts): each part is solved in a thread of its
+ * own, so this bounds what one thread holds besides the solver, and how long another tenant's part waits.
+ */
+const RESOLVE_PART_SHIFTS = 2_000;
+
+/**
  * How long a tenant's mark (UnpublishedMarks) stays after its events are out: a burst of batches sets it
  * once and clears it once, and the clear is off the path of the batch that publishes.
  */
@@ -99,7 +105,7 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     resolve &&
     createResolver({
       ...resolve,
-      inputsOf: (tenant) => inTurnOfLoaded(tenant, async (matching) => matching.exactInputs()),
+      inputsOf: (tenant) => inTurnOfLoaded(tenant, async (matching) => matching.exactInputParts(RESOLVE_PART_SHIFTS)),
       adopt: async (tenant, solved, assignment) => {
         await inTurnOfLoaded(tenant, (matching, slot) => write(tenant, slot, matching, matching.adopt(solved, assignment)));
       },

@@ -50,13 +50,13 @@ export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 
 export function resolveObserver(registry: Registry): (tenant: string, solved: Partial<TimedSolve>) => void {
   const queued = new Histogram({
     name: 'rm_matching_resolve_queue_seconds',
-    help: 'Time a tenant\'s exact re-solve waited for the solver, behind the re-solves of other tenants',
+    help: 'Time a part of a tenant\'s exact re-solve waited for the solver, behind the parts of other tenants',
     buckets: [0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
     registers: [registry],
   });
   const ran = new Histogram({
     name: 'rm_matching_resolve_seconds',
-    help: 'Time one tenant\'s exact re-solve took, every changed location component of it',
+    help: 'Time one part of a tenant\'s exact re-solve took (its location components, up to 2,000 shifts)',
     buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
     registers: [registry],
   });

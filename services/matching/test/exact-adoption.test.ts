@@ -53,6 +53,22 @@ describe('adopting an exact re-solve', () => {
     expect(again.resources.map((one) => one.id).sort()).toEqual(['r0', 'r1']);
   });
 
+  it('gives the changed components in parts of at most so many shifts, never splitting one, each adopted on its own', async () => {
+    const tenant = tenantOf([...behindCase('hb'), ...behindCase('hb2', 'x'), ...behindCase('hb3', 'y')]);
+    const whole = tenant.exactInputs();
+    const parts = tenant.exactInputParts(10);
+    expect(parts.map((part) => part.shifts.length)).toEqual([10, 5]);
+    expect(parts.flatMap((part) => part.shifts)).toEqual(whole.shifts);
+    expect(tenant.exactInputParts(3).map((part) => part.shifts.length)).toEqual([5, 5, 5]);
+    for (const part of parts) {
+      const { assignment } = await solveAll(part.shifts, part.resources, { frozen: part.frozen, existing: part.existing });
+      tenant.adopt(part, assignment);
+    }
+    expect(tenant.exactInputs().shifts).toEqual([]);
+    const { assignment } = await solveAll(whole.shifts, whole.resources, { frozen: whole.frozen, existing: whole.existing });
+    expect(objectiveOf(stateOf(tenant, whole))).toEqual(objectiveOf({ ...stateOf(tenant, whole), combinations: combinationsOf(assignment, whole.shifts) }));
+  });
+
   it('leaves out a component with an input changed while it was solved, and adopts the others', async () => {
     const tenant = tenantOf([...behindCase('hb'), ...behindCase('hb2', 'x')]);
     const { inputs, assignment } = await resolveExactly(tenant);

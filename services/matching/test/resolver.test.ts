@@ -37,7 +37,7 @@ describe('the re-solve schedule', () => {
     const adopted: string[] = [];
     const errors: unknown[] = [];
     resolver = createResolver({
-      inputsOf: async () => INPUTS,
+      inputsOf: async () => [INPUTS],
       adopt: async (tenant) => {
         adopted.push(tenant);
       },
@@ -90,7 +90,7 @@ describe('the re-solve schedule', () => {
     const first = deferred<{ assignment: Map<string, string> }>();
     const solves: string[] = [];
     const { resolver, start } = scheduled({
-      inputsOf: async (tenant) => ({ ...INPUTS, revision: tenant === 't1' ? 1 : 2 }),
+      inputsOf: async (tenant) => [{ ...INPUTS, revision: tenant === 't1' ? 1 : 2 }],
       solve: (inputs) => {
         solves.push(`${inputs.revision}@${Date.now() - start}`);
         return solves.length === 1 ? first.promise : Promise.resolve({ assignment: new Map() });
@@ -108,6 +108,38 @@ describe('the re-solve schedule', () => {
     expect(solves).toEqual(['1@1000', '2@2000', '1@6000']);
   });
 
+  it('goes part by part, each solved and adopted before the next is asked for, so that another tenant\'s parts come in between', async () => {
+    const solves: { part: string; done: ReturnType<typeof deferred<{ assignment: Map<string, string> }>> }[] = [];
+    const adoptedParts: string[] = [];
+    const part = (tenant: string, index: number): ExactInputs => ({ ...INPUTS, revision: index, shifts: [shift(`${tenant}-${index}`)] });
+    const { resolver } = scheduled({
+      inputsOf: async (tenant) => (tenant === 't1' ? [part('t1', 1), part('t1', 2), part('t1', 3)] : [part('t2', 1)]),
+      solve: (inputs) => {
+        const done = deferred<{ assignment: Map<string, string> }>();
+        solves.push({ part: inputs.shifts[0]?.availabilityId ?? '', done });
+        return done.promise;
+      },
+      adopt: async (_, inputs) => void adoptedParts.push(inputs.shifts[0]?.availabilityId ?? ''),
+    });
+    resolver.changed('t1');
+    await vi.advanceTimersByTimeAsync(500);
+    resolver.changed('t2');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(solves.map(({ part }) => part)).toEqual(['t1-1', 't2-1']);
+    solves[0]?.done.resolve({ assignment: new Map() });
+    await vi.advanceTimersByTimeAsync(0);
+    // the worker runs its jobs in the order asked: t2's part before t1's second
+    expect(solves.map(({ part }) => part)).toEqual(['t1-1', 't2-1', 't1-2']);
+    for (const index of [1, 2]) {
+      solves[index]?.done.resolve({ assignment: new Map() });
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    solves[3]?.done.resolve({ assignment: new Map() });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(solves.map(({ part }) => part)).toEqual(['t1-1', 't2-1', 't1-2', 't1-3']);
+    expect(adoptedParts).toEqual(['t1-1', 't2-1', 't1-2', 't1-3']);
+  });
+
   it('adopts nothing for a tenant forgotten meanwhile, and solves nothing for one with nothing changed', async () => {
     const solve = deferred<{ assignment: Map<string, string> }>();
     const { resolver, adopted } = scheduled({ solve: () => solve.promise });
@@ -119,7 +151,7 @@ describe('the re-solve schedule', () => {
     expect(adopted).toEqual([]);
     await resolver.close();
 
-    const idle = scheduled({ inputsOf: async (tenant) => (tenant === 'gone' ? undefined : { ...INPUTS, shifts: [] }) });
+    const idle = scheduled({ inputsOf: async (tenant) => (tenant === 'gone' ? undefined : [{ ...INPUTS, shifts: [] }]) });
     idle.resolver.changed('gone');
     idle.resolver.changed('unchanged');
     await vi.advanceTimersByTimeAsync(1_000);
@@ -152,7 +184,7 @@ describe('the resolver with its worker thread', () => {
     const tenant = new TenantMatching();
     const written: Touched[] = [];
     resolver = createResolver({
-      inputsOf: async () => tenant.exactInputs(),
+      inputsOf: async () => tenant.exactInputParts(2_000),
       adopt: async (_, inputs, assignment) => {
         written.push(tenant.adopt(inputs, assignment));
       },

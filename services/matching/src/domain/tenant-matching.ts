@@ -1,8 +1,8 @@
 import type { Address, Availability, Deployment, Employee, TransportResource, UnavailabilityFields } from '@rm/contracts';
 import { frozenCombinationOf, holds, type FrozenCombination } from './deployed.js';
-import { components } from './exact.js';
+import { components, type Component } from './exact.js';
 import { combinationCapabilities, transportResourceView, type TransportResourceView } from './feasibility.js';
-import { createMatcher, type Combination, type Matcher, type MatcherLimits } from './matcher.js';
+import { createMatcher, type Combination, type Matcher, type MatcherLimits, type MatchingState } from './matcher.js';
 import { buildAvailableEmployee, type AvailableEmployee } from './snapshot.js';
 
 /** The entities matching is built from (DESIGN §6), by their event entity names. */
@@ -186,9 +186,37 @@ export class TenantMatching {
   /** The inputs of an exact re-solve: the components changed since the last adoption; none when nothing changed. */
   exactInputs(): ExactInputs {
     const state = this.matcher.state();
-    const parts = components(state.snapshots, state.resources).filter(
+    return this.inputsOf(this.changedComponents(state), state.frozen);
+  }
+
+  /**
+   * exactInputs in parts of at most `maxShifts` shifts (a component is never split: a larger one is a part
+   * of its own), each to be solved and adopted on its own: a re-solve's memory and time then go by part,
+   * and another tenant's parts can be solved in between.
+   */
+  exactInputParts(maxShifts: number): ExactInputs[] {
+    const state = this.matcher.state();
+    const groups: Component[][] = [];
+    let shifts = Infinity;
+    for (const part of this.changedComponents(state)) {
+      if (shifts + part.shifts.length > maxShifts) {
+        groups.push([]);
+        shifts = 0;
+      }
+      groups.at(-1)?.push(part);
+      shifts += part.shifts.length;
+    }
+    return groups.map((group) => this.inputsOf(group, state.frozen));
+  }
+
+  private changedComponents(state: MatchingState): Component[] {
+    return components(state.snapshots, state.resources).filter(
       (part) => part.shifts.length > 0 && part.resources.length > 0 && this.matcher.changedSince(part, this.adoptedAt),
     );
+  }
+
+  /** The inputs of a re-solve of these components, issued by this instance (see adopt). */
+  private inputsOf(parts: readonly Component[], frozen: readonly FrozenCombination[]): ExactInputs {
     const shifts = parts.flatMap((part) => part.shifts);
     const resources = parts.flatMap((part) => part.resources);
     const employeeIds = new Set(shifts.map((shift) => shift.employeeId));
@@ -203,7 +231,7 @@ export class TenantMatching {
       revision: this.matcher.revision(),
       shifts,
       resources,
-      frozen: state.frozen.filter((one) => employeeIds.has(one.employeeId) || one.transportResourceIds.some((id) => resourceIds.has(id))),
+      frozen: frozen.filter((one) => employeeIds.has(one.employeeId) || one.transportResourceIds.some((id) => resourceIds.has(id))),
       existing,
     };
     this.issued.add(inputs);

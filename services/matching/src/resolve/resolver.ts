@@ -15,9 +15,12 @@ export interface Resolver {
 }
 
 export interface ResolverOptions {
-  /** The tenant's inputs (TenantMatching.exactInputs), taken in its serialized turn; `undefined` when it is not loaded here. */
-  inputsOf(tenant: string): Promise<ExactInputs | undefined>;
-  /** Adopts the assignment (TenantMatching.adopt) and writes what it touched, in the tenant's serialized turn. */
+  /**
+   * The tenant's inputs in parts (TenantMatching.exactInputParts), taken in its serialized turn;
+   * `undefined` when it is not loaded here.
+   */
+  inputsOf(tenant: string): Promise<readonly ExactInputs[] | undefined>;
+  /** Adopts a part's assignment (TenantMatching.adopt) and writes what it touched, in the tenant's serialized turn. */
   adopt(tenant: string, inputs: ExactInputs, assignment: ReadonlyMap<string, string>): Promise<void>;
   /** A failed re-solve: the tenant is tried again after its next change. */
   onError?(tenant: string, error: unknown): void;
@@ -50,8 +53,10 @@ interface Schedule {
 }
 
 /**
- * One re-solve per tenant at a time; a change during one makes another due after it. Tenants share one
- * worker thread, whose jobs run in turn. Timers and the clock are the global ones (vitest's fake ones in tests).
+ * One re-solve per tenant at a time; a change during one makes another due after it. A re-solve goes part
+ * by part, each solved and adopted before the next is asked for: tenants share one worker, whose jobs run
+ * in the order asked, so that the parts of tenants due together take turns, and a tenant's large re-solve
+ * holds another's up by one part at most. Timers and the clock are the global ones (vitest's fake ones in tests).
  */
 export function createResolver(options: ResolverOptions): Resolver {
   const { quietMs = 2_000, maxWaitMs = 60_000, minIntervalMs = 10_000, timeLimitSeconds = 30, freshAbove = 1_500, maxNonzeros } = options;
@@ -87,11 +92,13 @@ export function createResolver(options: ResolverOptions): Resolver {
 
   async function resolve(tenant: string): Promise<void> {
     try {
-      const inputs = await options.inputsOf(tenant);
-      if (inputs === undefined || inputs.shifts.length === 0) return;
-      const solved = await solve(inputs);
-      options.observe?.(tenant, solved);
-      if (!closed && schedules.has(tenant)) await options.adopt(tenant, inputs, solved.assignment);
+      for (const inputs of (await options.inputsOf(tenant)) ?? []) {
+        if (closed || !schedules.has(tenant)) return;
+        if (inputs.shifts.length === 0) continue;
+        const solved = await solve(inputs);
+        options.observe?.(tenant, solved);
+        if (!closed && schedules.has(tenant)) await options.adopt(tenant, inputs, solved.assignment);
+      }
     } catch (error) {
       if (!closed) options.onError?.(tenant, error);
     }
