@@ -3,7 +3,7 @@
 // availability POST, 8 employees in flight, measured per step of 1,000 employees, so that the table shows
 // how the write rate holds up as the data grows. Baseline: the first 2,000 employees.
 //
-// Then, with every availability stored and matched (200 trucks share the employees' start place), one
+// Then, with every availability stored and matched (200 trucks at the employees' 20 start places), one
 // availability update at a time until its AvailableEmployee shows the new shift through the gateway:
 // what a planner waits for. Baseline: the update's own answer.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +16,9 @@ import { msSince, percentile, sortedAscending } from './lib/stats.ts';
 
 const EMPLOYEES = Number(process.env.BENCH_LOAD_EMPLOYEES ?? 10_000);
 const TRUCKS = 200;
+const PLACES = 20;
+/** An employee's or a truck's start place: one of PLACES. */
+const startAt = (index: number) => ({ start_location: { name: `Depot ${index % PLACES}`, geo_point: { latitude: 52.09, longitude: 5.12 } } });
 const READBACKS = Number(process.env.BENCH_LOAD_READBACKS ?? 200);
 /** How often an AvailableEmployee is read while waiting for the new shift. */
 const POLL_MS = 5;
@@ -30,11 +33,13 @@ export const loadBench: Bench = {
     const suite = await startSuiteStack(testServers());
     try {
       const api = apiClient(suite, await suite.newTenant('load'));
-      for (let truck = 0; truck < TRUCKS; truck++) await api.call('PUT', `/transport-resource/t-${truck}`, bodies.transportResource(`truck ${truck}`));
+      for (let truck = 0; truck < TRUCKS; truck++) {
+        await api.call('PUT', `/transport-resource/t-${truck}`, { ...bodies.transportResource(`truck ${truck}`), ...startAt(truck) });
+      }
       const availabilities: string[] = [];
       const pair = async (index: number) => {
         const id = `e-${index}`;
-        const put = await api.call('PUT', `/employee/${id}`, bodies.employee());
+        const put = await api.call('PUT', `/employee/${id}`, { ...bodies.employee(), ...startAt(index) });
         // a fortnight of shifts: each employee's availability on another day
         const post = await api.call('POST', `/employee/${id}/availability`, bodies.availability((index % 14) * 24 + 6));
         if (post.status < 300) availabilities[index] = idFromLocation(post);
