@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ConfigError } from '@rm/service-kit';
-import { IDEMPOTENCY_KEYS_COLLECTION } from '@rm/store';
+import { APPLIED_VERSIONS_COLLECTION, IDEMPOTENCY_KEYS_COLLECTION } from '@rm/store';
 import { connectTestNats, createTestServiceEnv, findFreePort, uniqueName, waitFor, type TestServiceEnv } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../src/index.js';
@@ -62,6 +63,36 @@ describe('a service run from its definition', () => {
     expect(sighting.body).toEqual({ colour: 'blue' });
     // the consumer's own writes are relayed too: every collection of the store is known to the relay
     await waitFor('every outbox to be empty', async () => (await service.store.db.collection('sightings').countDocuments({ outbox: { $exists: true } })) === 0);
+  });
+
+  it('hands a consumer that keeps its own versions every event, an older one too, and keeps no ledger for it', async () => {
+    const headers = await env.bearer(tenant);
+    await service.app.inject({ method: 'PUT', url: `${BASE}/gadget/g-3`, headers, payload: { colour: 'red' } });
+    await service.app.inject({ method: 'PUT', url: `${BASE}/gadget/g-3`, headers, payload: { colour: 'blue' } });
+    const versionsSeen = async () => (await service.collections.seen.find({ entity_id: 'g-3' }).toArray()).map((one) => one.version).sort();
+    await waitFor('both events to reach it', async () => (await versionsSeen()).length === 2);
+    await waitFor('the ledger consumer to apply the second', async () => (await service.collections.sightings.get({ tenant, key: 'g-3' }))?.body.colour === 'blue');
+
+    // the first version again, as a late duplicate under another event id
+    const nats = await connectTestNats();
+    try {
+      const older = { id: randomUUID(), type: 'gadget.updated', tenant, entity_id: 'g-3', version: 1, occurred_at: new Date().toISOString(), data: { business_id: 'g-3', colour: 'green', version: 1 } };
+      await jetstream(nats.nc).publish(`rm.gadgets.${tenant}.gadget.updated`, JSON.stringify(older));
+      await waitFor('the older event to reach it', async () => (await versionsSeen()).length === 3);
+      expect(await versionsSeen()).toEqual([1, 1, 2]);
+      const jsm = await jetstreamManager(nats.nc);
+      await waitFor('the ledger consumer to settle it', async () => {
+        const info = await jsm.consumers.info('RM_GADGETS', `gadgets-sightings-${service.config.MONGO_DB}`);
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      });
+    } finally {
+      await nats.close();
+    }
+    // the consumer with a ledger skipped it; the other one keeps no ledger at all
+    expect((await service.collections.sightings.get({ tenant, key: 'g-3' }))?.body.colour).toBe('blue');
+    const ledger = service.store.db.collection<{ _id: string }>(APPLIED_VERSIONS_COLLECTION);
+    expect(await ledger.countDocuments({ _id: { $regex: '^gadgets-every-event\\|' } })).toBe(0);
+    expect(await ledger.countDocuments({ _id: { $regex: '^gadgets-sightings\\|' } })).toBeGreaterThan(0);
   });
 
   it('reports ready when MongoDB, NATS and its consumers are', async () => {
