@@ -187,9 +187,10 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
    * first, the events of what was written since a mark left behind are published again.
    */
   async function load(tenant: string, slot: TenantSlot): Promise<TenantMatching | undefined> {
-    const count = maxInputs === Infinity ? 0 : await inputs.countOf(tenant);
-    if (count > maxInputs) {
-      refuse(tenant, slot, count);
+    // read first and alone: a tenant too large is refused before anything else of it is held
+    const recorded = await inputs.ofTenant(tenant, maxInputs);
+    if (recorded === undefined) {
+      refuse(tenant, slot, maxInputs + 1);
       return undefined;
     }
     const since = await unpublished.of(tenant);
@@ -200,8 +201,7 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       await unpublished.clear(tenant);
       slot.marked = false;
     }
-    const [recorded, snapshots, combinations] = await Promise.all([
-      inputs.ofTenant(tenant),
+    const [snapshots, combinations] = await Promise.all([
       outputs.availableEmployees.knownStates({ tenant }),
       outputs.combinations.knownStates({ tenant }),
     ]);
@@ -224,11 +224,12 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     return matching;
   }
 
-  function refuse(tenant: string, slot: TenantSlot, count: number): void {
+  /** `inputCount`: how many it holds, or, when loading stopped there, one more than the limit. */
+  function refuse(tenant: string, slot: TenantSlot, inputCount: number): void {
     slot.refused = true;
     slot.matching = undefined;
     resolver?.forget(tenant);
-    logger.error({ tenant, inputs: count, max_inputs: maxInputs }, 'tenant too large to match on one replica: its inputs are recorded, its outputs no longer change');
+    logger.error({ tenant, inputs_at_least: inputCount, max_inputs: maxInputs }, 'tenant too large to match on one replica: its inputs are recorded, its outputs no longer change');
   }
 
   /**

@@ -25,7 +25,7 @@ let publishing: 'works' | 'fails' = 'works';
 let marks: UnpublishedMarks;
 /** An engine that refuses tenants of more than four inputs, over the same collections. */
 let smallEngine: () => MatchingEngine;
-let recordedInputs: (tenant: string) => Promise<unknown[]>;
+let recordedInputs: (tenant: string) => Promise<unknown[] | undefined>;
 
 beforeAll(async () => {
   mongo = await connectTestMongo('matching_write_order');

@@ -33,9 +33,8 @@ export interface InputStore {
    * inserted many per statement, the others raised one statement each.
    */
   record(tenant: string, inputs: readonly InputToRecord[]): Promise<void>;
-  ofTenant(tenant: string): Promise<Input[]>;
-  /** How many inputs the tenant has, without reading them. */
-  countOf(tenant: string): Promise<number>;
+  /** The tenant's inputs; undefined once it has more than `atMost`, without holding the rest. */
+  ofTenant(tenant: string, atMost?: number): Promise<Input[] | undefined>;
 }
 
 export function createInputStore(store: Store): InputStore {
@@ -74,14 +73,16 @@ export function createInputStore(store: Store): InputStore {
     });
   }
 
-  async function ofTenant(tenant: string): Promise<Input[]> {
-    const found = await orUnavailable(() => rows.find({ tenant }).toArray());
-    return found.map(({ entity, entity_id, version, deleted, data }) => ({ entity, id: entity_id, version, deleted, data: JSON.parse(data) as Record<string, unknown> }));
+  async function ofTenant(tenant: string, atMost = Infinity): Promise<Input[] | undefined> {
+    return orUnavailable(async () => {
+      const found: Input[] = [];
+      for await (const { entity, entity_id, version, deleted, data } of rows.find({ tenant })) {
+        if (found.length === atMost) return undefined;
+        found.push({ entity, id: entity_id, version, deleted, data: JSON.parse(data) as Record<string, unknown> });
+      }
+      return found;
+    });
   }
 
-  async function countOf(tenant: string): Promise<number> {
-    return orUnavailable(() => rows.countDocuments({ tenant }));
-  }
-
-  return { record, ofTenant, countOf };
+  return { record, ofTenant };
 }
