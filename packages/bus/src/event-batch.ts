@@ -22,8 +22,23 @@ export type EventHandler = (event: EventEnvelope, context: EventContext) => Prom
  * Applies a batch's events at once, in stream order, each newer than what was applied of its entity;
  * throw to get them all again later (a PermanentEventError dead-letters them all). For a consumer
  * whose work is cheaper by the batch, or that must see events across entities in stream order.
+ * It may hand back a BatchCompletion: the next batch is then handled while that work goes on.
  */
-export type BatchEventHandler = (events: readonly { event: EventEnvelope; subject: string }[], logger: Logger) => Promise<void>;
+export type BatchEventHandler = (
+  events: readonly { event: EventEnvelope; subject: string }[],
+  logger: Logger,
+) => Promise<void | BatchCompletion>;
+
+/**
+ * The rest of a batch's work, still under way when its handler returns (writes of what the handler
+ * decided, say): the batch's events are acknowledged once it is done. If it fails with a database
+ * outage, the batch is handled again once the database answers, as a handler's outage would be; any
+ * other failure sends the batch's events back. A handler that hands one back keeps its later batches
+ * from building on a failed one (their completions fail too).
+ */
+export interface BatchCompletion {
+  completed: Promise<void>;
+}
 
 /** How a consumer applies events: one at a time per entity (entities side by side), or by the batch. */
 export type EventHandling = { handle: EventHandler; handleBatch?: never } | { handleBatch: BatchEventHandler; handle?: never };
@@ -71,6 +86,8 @@ export interface HandledBatch {
   outcomes: Record<EventOutcome, number>;
   /** Acks the messages whose events were applied or skipped (the others were settled already). */
   acknowledge(): void;
+  /** Waits for the work the handler left running (BatchCompletion); rejects when it failed for good. */
+  completion?(): Promise<void>;
 }
 
 /**
@@ -188,10 +205,13 @@ async function handleMessages(
     });
     const batchTrace = startBatchTrace(processing.tracer, newer.map((entry) => entry.trace));
     const batch = newer.map(({ event, msg }) => ({ event, subject: msg.subject }));
+    const handleAll = () => handleBatch(batch, processing.logger);
+    let completion: (() => Promise<void>) | undefined;
     try {
       for (;;) {
         try {
-          if (newer.length > 0) await context.with(batchTrace.context, () => handleBatch(batch, processing.logger));
+          const handed = newer.length > 0 ? await context.with(batchTrace.context, handleAll) : undefined;
+          if (handed !== undefined) completion = laterCompletion(handed, handleAll, processing);
           for (const entry of newer) markApplied(entry);
           break;
         } catch (err) {
@@ -206,7 +226,7 @@ async function handleMessages(
     } finally {
       batchTrace.end();
     }
-    return acknowledgement();
+    return { ...acknowledgement(), ...(completion === undefined ? {} : { completion }) };
   }
 
   if (handle === undefined) throw new TypeError('a consumer needs handle or handleBatch');
@@ -252,8 +272,41 @@ async function handleMessages(
   }
 }
 
-/** Records a handled batch's versions (one ledger write, waiting out an outage), then acks its messages. */
+/**
+ * Waits for a batch's BatchCompletion; after an outage, once the database answers, handles the batch
+ * again (the handler built nothing on the failed work) until its work is done or fails otherwise.
+ */
+function laterCompletion(
+  first: BatchCompletion,
+  handleAgain: () => Promise<void | BatchCompletion>,
+  processing: Pick<BatchProcessing, 'isOutage' | 'outage'>,
+): () => Promise<void> {
+  // caught at once: the runner asks for it only after the batch before it is acknowledged
+  const firstFailure = first.completed.then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
+  return async () => {
+    let failure = await firstFailure;
+    while (failure !== undefined) {
+      if (!processing.isOutage(failure.error)) throw failure.error;
+      await processing.outage();
+      try {
+        await (await handleAgain())?.completed;
+        failure = undefined;
+      } catch (error) {
+        failure = { error };
+      }
+    }
+  };
+}
+
+/**
+ * Waits for the handler's work left running, records a handled batch's versions (one ledger write,
+ * waiting out an outage), then acks its messages.
+ */
 export async function recordBatch(handled: HandledBatch, processing: Pick<BatchProcessing, 'applied' | 'untilAvailable'>): Promise<void> {
+  await handled.completion?.();
   if (handled.raised.size > 0) await processing.untilAvailable(() => processing.applied.record([...handled.raised.values()]));
   handled.acknowledge();
 }

@@ -283,6 +283,98 @@ describe('consumer runner', () => {
     expect([...recorded.values()]).toEqual([2, 1]);
   });
 
+  describe('a batch handler that hands back work still under way', () => {
+    // a stream of their own: what these runners are handed, and how often, is theirs alone
+    let ownService: string;
+    let ownStream: string;
+    const ends: { resolve: () => void; reject: (error: Error) => void }[] = [];
+
+    beforeAll(async () => {
+      ownService = uniqueName('completions').toLowerCase();
+      ownStream = (await declareServiceStream(jsm, ownService)).config.name;
+    });
+    // a runner stops once the work in hand ends
+    afterEach(() => {
+      for (const { resolve } of ends.splice(0)) resolve();
+    });
+    afterAll(async () => {
+      await jsm?.streams.delete(ownStream);
+    });
+
+    /**
+     * A runner whose batch handler records what it is handed and, for a batch with an entity of `held`,
+     * hands back work the test ends (`ends`); the earlier tests' events come too, and end at once.
+     */
+    async function startHeld(held: readonly string[], isOutage: (error: unknown) => boolean = () => false) {
+      const handled: string[][] = [];
+      const durable = uniqueName('completing');
+      const runner = createConsumerRunner({
+        js,
+        stream: ownStream,
+        ...runnerParts(mongo.db, durable),
+        isOutage,
+        filterSubjects: [`rm.${ownService}.*.widget.*`],
+        maxDeliver: 3,
+        nakDelaysMs: [50],
+        async handleBatch(events) {
+          const mine = events.filter(({ event }) => held.includes(event.entity_id));
+          if (mine.length === 0) return;
+          handled.push(mine.map(({ event }) => `${event.entity_id}@${event.version}`));
+          return { completed: new Promise<void>((resolve, reject) => ends.push({ resolve, reject })) };
+        },
+      });
+      runners.push(runner);
+      await runner.start();
+      const info = () => jsm.consumers.info(ownStream, durable);
+      return { handled, info };
+    }
+    const publishWidget = async (entityId: string) => {
+      const { subject, event } = widgetEvent(ownService, entityId, 1, 'created');
+      await publishEvent(js, subject, event);
+    };
+
+    it('handles the next batch meanwhile, and acknowledges a batch only once its work ends', async () => {
+      const { handled, info } = await startHeld(['a', 'b']);
+      await publishWidget('a');
+      await waitFor('the first batch handled', async () => ends.length === 1);
+      await publishWidget('b');
+      await waitFor('the second batch handled while the first is under way', async () => ends.length === 2);
+      expect((await info()).num_ack_pending).toBe(2);
+      ends[0]?.resolve();
+      await waitFor('the first acknowledged', async () => (await info()).num_ack_pending === 1);
+      ends[1]?.resolve();
+      await waitFor('the second acknowledged', async () => (await info()).num_ack_pending === 0);
+      expect(handled).toEqual([['a@1'], ['b@1']]);
+    });
+
+    it('gives the batch again when its work fails', async () => {
+      const { handled, info } = await startHeld(['c']);
+      await publishWidget('c');
+      await waitFor('the batch handled', async () => ends.length === 1);
+      ends[0]?.reject(new Error('a write failed'));
+      await waitFor('the batch handled again', async () => ends.length === 2);
+      ends[1]?.resolve();
+      await waitFor('the batch acknowledged', async () => (await info()).num_ack_pending === 0 && (await info()).num_pending === 0);
+      expect(handled).toEqual([['c@1'], ['c@1']]);
+      // delivered again: more deliveries than the stream's three events
+      expect((await info()).delivered.consumer_seq).toBeGreaterThan(3);
+    });
+
+    it('handles the batch again, spending no attempt, when its work meets a database outage', async () => {
+      class Outage extends Error {}
+      const { handled, info } = await startHeld(['d'], (error) => error instanceof Outage);
+      await publishWidget('d');
+      await waitFor('the batch handled', async () => ends.length === 1);
+      ends[0]?.reject(new Outage('the database went away'));
+      await waitFor('the batch handled again', async () => ends.length === 2);
+      ends[1]?.resolve();
+      await waitFor('the batch acknowledged', async () => (await info()).num_ack_pending === 0 && (await info()).num_pending === 0);
+      expect(handled).toEqual([['d@1'], ['d@1']]);
+      // each of the four events once
+      expect((await info()).delivered.consumer_seq).toBe(4);
+    });
+  });
+
   // Reproduced before the fix: a batch that failed as a whole (here its ledger cannot be read) came
   // back until JetStream gave up on it, without a dead-letter record.
   it('dead-letters the events of a batch that keeps failing as a whole, on their last attempt', async () => {
