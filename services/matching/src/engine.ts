@@ -1,3 +1,4 @@
+import type { BatchCompletion } from '@rm/bus';
 import { entityOfType, type EventEnvelope, type OutboxEntry } from '@rm/contracts';
 import type { Logger } from '@rm/service-kit';
 import type { KnownState, Resource, ResourceCollection } from '@rm/store';
@@ -6,16 +7,18 @@ import { TenantMatching, type Input, type KeptAddress, type Touched } from './do
 import { availableEmployeeFields, combinationFields } from './representation.js';
 import { createResolver, type ResolverOptions } from './resolve/resolver.js';
 import type { InputStore, InputToRecord } from './store/inputs.js';
-import type { Outputs } from './store/outputs.js';
+import type { AvailableEmployeeFields, CombinationFields, Outputs } from './store/outputs.js';
 import type { UnpublishedMarks } from './store/unpublished.js';
 
 /** Runs the tenants' matching on this replica, for the partitions it holds. */
 export interface MatchingEngine {
   /**
-   * Records a batch of input events of this partition's tenants, in stream order, then brings their
-   * snapshots and combinations up to date; each tenant's outputs are written once per batch.
+   * Applies a batch of input events of this partition's tenants, in stream order, and resolves once
+   * their snapshots and combinations are decided; the completion it hands back resolves once the inputs
+   * are recorded and the outputs written (once per batch and tenant) and published. The next batch is
+   * matched while they are written: the engine's time then overlaps the database's.
    */
-  handleBatch(events: readonly { event: EventEnvelope }[], partition: number): Promise<void>;
+  handleBatch(events: readonly { event: EventEnvelope }[], partition: number): Promise<BatchCompletion>;
   /** Forgets the tenants of a partition this replica gives up, once their work in hand is done. */
   release(partition: number): Promise<void>;
   /** Stops the background re-solve. */
@@ -24,6 +27,8 @@ export interface MatchingEngine {
   counts(): { tenant: string; snapshots: number; combinations: number }[];
   /** The tenants on this replica that are too large to match (MatchingEngineOptions.maxInputs). */
   refused(): string[];
+  /** How many tenants on this replica have an exact re-solve due or running. */
+  resolvesPending(): number;
 }
 
 export interface MatchingEngineOptions {
@@ -68,19 +73,31 @@ interface Stored {
   json: string | undefined;
 }
 
+/**
+ * One kind of output of a tenant, by availability id: what is stored, and the bodies (JSON; undefined:
+ * removed) decided but whose writes are still queued, which a newer decision compares with.
+ */
+interface OutputsHeld {
+  stored: Map<string, Stored>;
+  queued: Map<string, string | undefined>;
+}
+
 /** One tenant on this replica: its matching once loaded, what is stored of its outputs, and the work in hand. */
 interface TenantSlot {
   partition: number;
   matching?: TenantMatching;
-  /** By availability id. */
-  stored: { snapshots: Map<string, Stored>; combinations: Map<string, Stored> };
+  snapshots: OutputsHeld;
+  combinations: OutputsHeld;
   /** Whether the tenant is marked as having writes whose events may not be out (UnpublishedMarks). */
   marked: boolean;
   /** Clears the mark once no write came for MARK_KEPT_MS. */
   unmarking?: ReturnType<typeof setTimeout>;
   /** Too large to match here (MatchingEngineOptions.maxInputs). */
   refused: boolean;
+  /** The matching's turn: loading, applying a batch, taking or adopting a re-solve's part. */
   busy: Promise<unknown>;
+  /** The writes decided, one batch after the other; a failed one fails those queued after it. */
+  writes: Promise<void>;
 }
 
 export function inputOf(event: EventEnvelope): Input {
@@ -107,7 +124,10 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       ...resolve,
       inputsOf: (tenant) => inTurnOfLoaded(tenant, async (matching) => matching.exactInputParts(RESOLVE_PART_SHIFTS)),
       adopt: async (tenant, solved, assignment) => {
-        await inTurnOfLoaded(tenant, (matching, slot) => write(tenant, slot, matching, matching.adopt(solved, assignment)));
+        const decided = await inTurnOfLoaded(tenant, async (matching, slot) => ({
+          written: queueWrites(slot, write(tenant, slot, decide(slot, matching, matching.adopt(solved, assignment)))),
+        }));
+        await decided?.written;
       },
       onError: (tenant, err) => logger.warn({ err, tenant }, 'exact re-solve failed; the next change tries again'),
     });
@@ -115,26 +135,35 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
   function slotOf(tenant: string, partition: number): TenantSlot {
     let slot = tenants.get(tenant);
     if (slot === undefined) {
-      slot = { partition, stored: { snapshots: new Map(), combinations: new Map() }, marked: false, refused: false, busy: Promise.resolve() };
+      slot = {
+        partition,
+        snapshots: { stored: new Map(), queued: new Map() },
+        combinations: { stored: new Map(), queued: new Map() },
+        marked: false,
+        refused: false,
+        busy: Promise.resolve(),
+        writes: Promise.resolve(),
+      };
       tenants.set(tenant, slot);
     }
     return slot;
   }
 
-  async function handleBatch(events: readonly { event: EventEnvelope }[], partition: number): Promise<void> {
+  async function handleBatch(events: readonly { event: EventEnvelope }[], partition: number): Promise<BatchCompletion> {
     const byTenant = Map.groupBy(events, ({ event }) => event.tenant);
-    await Promise.all([...byTenant].map(([tenant, ofTenant]) => handleTenant(tenant, partition, ofTenant.map(({ event }) => event))));
+    const decided = await Promise.all([...byTenant].map(([tenant, ofTenant]) => handleTenant(tenant, partition, ofTenant.map(({ event }) => event))));
+    return { completed: Promise.all(decided.map(({ written }) => written)).then(() => undefined) };
   }
 
-  function handleTenant(tenant: string, partition: number, events: readonly EventEnvelope[]): Promise<void> {
+  /** Applies a tenant's events in its turn; resolves once they are decided, with their writes queued. */
+  function handleTenant(tenant: string, partition: number, events: readonly EventEnvelope[]): Promise<{ written: Promise<void> }> {
     const slot = slotOf(tenant, partition);
     const batch = events.map(inputOf);
     return inTurn(slot, async () => {
       const matching = slot.refused ? undefined : (slot.matching ?? (await load(tenant, slot)));
       if (matching === undefined) {
         // known or not, each is raised unless a newer version is there
-        await inputs.record(tenant, batch.map((input) => ({ input, stored: true })));
-        return;
+        return { written: queueWrites(slot, () => inputs.record(tenant, batch.map((input) => ({ input, stored: true })))) };
       }
       const touched: Touched = { snapshots: new Set(), combinations: new Set() };
       // the newest input of each entity that is newer than the one held, and whether a row holds that one
@@ -147,14 +176,19 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
         const key = `${input.entity}|${input.id}`;
         if (input.version > held) toRecord.set(key, { input, stored: toRecord.get(key)?.stored ?? held > 0 });
       }
-      await inputs.record(tenant, [...toRecord.values()]);
+      const recorded = [...toRecord.values()];
       if (matching.inputCount() > maxInputs) {
         refuse(tenant, slot, matching.inputCount());
-        return;
+        return { written: queueWrites(slot, () => inputs.record(tenant, recorded)) };
       }
-      await write(tenant, slot, matching, touched);
-      converged?.(events);
-      resolver?.changed(tenant);
+      const writeOutputs = write(tenant, slot, decide(slot, matching, touched));
+      const written = queueWrites(slot, async () => {
+        await inputs.record(tenant, recorded);
+        await writeOutputs();
+        converged?.(events);
+        resolver?.changed(tenant);
+      });
+      return { written };
     });
   }
 
@@ -183,10 +217,30 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
   }
 
   /**
+   * Queues writes after those queued before. Writes decided by the tenant's matching build on those
+   * before them: once one fails, those queued after it fail too, and the matching is dropped, to be
+   * loaded again from what the database holds. Without a matching (a refused tenant's inputs, each
+   * raised unless a newer version is there) they run whatever came before.
+   */
+  function queueWrites(slot: TenantSlot, work: () => Promise<void>): Promise<void> {
+    const decidedBy = slot.matching;
+    const written = decidedBy === undefined ? slot.writes.catch(() => undefined).then(work) : slot.writes.then(work);
+    // handled here: its batch may wait for other tenants before it waits for this
+    written.catch(() => {
+      if (slot.matching === decidedBy) slot.matching = undefined;
+    });
+    slot.writes = written;
+    return written;
+  }
+
+  /**
    * Rebuilds the tenant from its recorded inputs and stored combinations, then writes what differs;
    * first, the events of what was written since a mark left behind are published again.
    */
   async function load(tenant: string, slot: TenantSlot): Promise<TenantMatching | undefined> {
+    // a failed write left the database behind what was decided: start from the database, once nothing more is written
+    await slot.writes.catch(() => undefined);
+    slot.writes = Promise.resolve();
     // read first and alone: a tenant too large is refused before anything else of it is held
     const recorded = await inputs.ofTenant(tenant, maxInputs);
     if (recorded === undefined) {
@@ -205,8 +259,8 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       outputs.availableEmployees.knownStates({ tenant }),
       outputs.combinations.knownStates({ tenant }),
     ]);
-    slot.stored.snapshots = new Map(snapshots.map((resource) => [resource.key, storedOf(resource)]));
-    slot.stored.combinations = new Map(combinations.map((resource) => [resource.key, storedOf(resource)]));
+    slot.snapshots = { stored: new Map(snapshots.map((resource) => [resource.key, storedOf(resource)])), queued: new Map() };
+    slot.combinations = { stored: new Map(combinations.map((resource) => [resource.key, storedOf(resource)])), queued: new Map() };
     const live = combinations.filter(isLive).flatMap(({ key, body }): Combination[] => {
       const [transportResourceId] = body.transport_resource_ids;
       if (body.deployment_id !== undefined || transportResourceId === undefined) return [];
@@ -218,9 +272,9 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       ),
     );
     const matching = TenantMatching.restore(recorded, live, now(), kept);
-    const everything = new Set([...matching.availabilityIds(), ...slot.stored.snapshots.keys(), ...slot.stored.combinations.keys()]);
-    await write(tenant, slot, matching, { snapshots: everything, combinations: everything });
+    const everything = new Set([...matching.availabilityIds(), ...slot.snapshots.stored.keys(), ...slot.combinations.stored.keys()]);
     slot.matching = matching;
+    await queueWrites(slot, write(tenant, slot, decide(slot, matching, { snapshots: everything, combinations: everything })));
     return matching;
   }
 
@@ -233,13 +287,11 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
   }
 
   /**
-   * Writes what changed, in an order that keeps every stored combination following its stored snapshot
-   * and no transport resource in two: first the combinations that went, then the snapshots, then the
-   * new and changed combinations. A combination a reader sees thus vouches for every snapshot of its batch.
-   * Then it publishes their events, in the same order, under the tenant's mark (UnpublishedMarks), which
-   * is cleared once no write came for MARK_KEPT_MS.
+   * The outputs the matching now has of what it touched, those that differ from what is stored or
+   * queued, in the order write() writes them: first the combinations that went, then the snapshots,
+   * then the new and changed combinations. They count as queued from here on.
    */
-  async function write(tenant: string, slot: TenantSlot, matching: TenantMatching, touched: Touched): Promise<void> {
+  function decide(slot: TenantSlot, matching: TenantMatching, touched: Touched): Decided {
     const combinations = [...touched.combinations].map((id) => {
       const combination = matching.combination(id);
       return { key: id, body: combination && combinationFields(combination) };
@@ -248,31 +300,44 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       const snapshot = matching.availableEmployee(id);
       return { key: id, body: snapshot && availableEmployeeFields(snapshot) };
     });
-    const removed = changedOf(slot.stored.combinations, combinations.filter(({ body }) => body === undefined));
-    const changedSnapshots = changedOf(slot.stored.snapshots, snapshots);
-    const changedCombinations = changedOf(slot.stored.combinations, combinations.filter(({ body }) => body !== undefined));
-    if (removed.length + changedSnapshots.length + changedCombinations.length === 0) return;
-    clearTimeout(slot.unmarking);
-    if (!slot.marked) {
-      await unpublished.mark(tenant, new Date());
-      slot.marked = true;
-    }
-    const events = [
-      ...(await writeChanged(outputs.combinations, slot.stored.combinations, tenant, removed)),
-      ...(await writeChanged(outputs.availableEmployees, slot.stored.snapshots, tenant, changedSnapshots)),
-      ...(await writeChanged(outputs.combinations, slot.stored.combinations, tenant, changedCombinations)),
-    ];
-    await publish(events);
-    clearTimeout(slot.unmarking);
-    slot.unmarking = setTimeout(() => {
-      inTurn(slot, async () => {
-        if (!slot.marked || slot.matching === undefined) return;
-        await unpublished.clear(tenant);
-        slot.marked = false;
-      }).catch((error: unknown) => logger.warn({ err: error, tenant }, 'the mark of published outputs could not be cleared; a reload publishes them again'));
-    }, MARK_KEPT_MS);
-    // a mark still to clear keeps no process alive
-    slot.unmarking.unref();
+    return {
+      removed: changedOf(slot.combinations, combinations.filter(({ body }) => body === undefined)),
+      snapshots: changedOf(slot.snapshots, snapshots),
+      combinations: changedOf(slot.combinations, combinations.filter(({ body }) => body !== undefined)),
+    };
+  }
+
+  /**
+   * The writes of what was decided, in that order, which keeps every stored combination following its
+   * stored snapshot and no transport resource in two: a combination a reader sees thus vouches for every
+   * snapshot of its batch. Then their events are published, in the same order, under the tenant's mark
+   * (UnpublishedMarks), which is cleared once no write came for MARK_KEPT_MS.
+   */
+  function write(tenant: string, slot: TenantSlot, decided: Decided): () => Promise<void> {
+    return async () => {
+      if (decided.removed.length + decided.snapshots.length + decided.combinations.length === 0) return;
+      clearTimeout(slot.unmarking);
+      if (!slot.marked) {
+        await unpublished.mark(tenant, new Date());
+        slot.marked = true;
+      }
+      const events = [
+        ...(await writeChanged(outputs.combinations, slot.combinations, tenant, decided.removed)),
+        ...(await writeChanged(outputs.availableEmployees, slot.snapshots, tenant, decided.snapshots)),
+        ...(await writeChanged(outputs.combinations, slot.combinations, tenant, decided.combinations)),
+      ];
+      await publish(events);
+      clearTimeout(slot.unmarking);
+      slot.unmarking = setTimeout(() => {
+        queueWrites(slot, async () => {
+          if (!slot.marked || slot.matching === undefined) return;
+          await unpublished.clear(tenant);
+          slot.marked = false;
+        }).catch((error: unknown) => logger.warn({ err: error, tenant }, 'the mark of published outputs could not be cleared; a reload publishes them again'));
+      }, MARK_KEPT_MS);
+      // a mark still to clear keeps no process alive
+      slot.unmarking.unref();
+    };
   }
 
   async function release(partition: number): Promise<void> {
@@ -282,14 +347,15 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
       resolver?.forget(tenant);
       clearTimeout(slot.unmarking);
       await slot.busy;
+      await slot.writes.catch(() => undefined);
     }
   }
 
   function counts(): { tenant: string; snapshots: number; combinations: number }[] {
-    return [...tenants].map(([tenant, { stored }]) => ({
+    return [...tenants].map(([tenant, slot]) => ({
       tenant,
-      snapshots: liveCount(stored.snapshots),
-      combinations: liveCount(stored.combinations),
+      snapshots: liveCount(slot.snapshots.stored),
+      combinations: liveCount(slot.combinations.stored),
     }));
   }
 
@@ -302,7 +368,7 @@ export function createMatchingEngine(options: MatchingEngineOptions): MatchingEn
     await resolver?.close();
   }
 
-  return { handleBatch, release, close, counts, refused };
+  return { handleBatch, release, close, counts, refused, resolvesPending: () => resolver?.pending() ?? 0 };
 }
 
 function liveCount(stored: ReadonlyMap<string, Stored>): number {
@@ -327,26 +393,45 @@ function knownStateOf<Body>({ state, json }: Stored): KnownState<Body> {
 
 type Output<Body> = { key: string; body: Body | undefined };
 
-/** The outputs whose bodies (absent: none) differ from what is stored. */
-function changedOf<Body>(stored: ReadonlyMap<string, Stored>, outputs: readonly Output<Body>[]): Output<Body>[] {
-  return outputs.filter(({ key, body }) => stored.get(key)?.json !== (body === undefined ? undefined : JSON.stringify(body)));
+/** An output decided, with its body as JSON (undefined: removed). */
+type Decision<Body> = Output<Body> & { json: string | undefined };
+
+interface Decided {
+  removed: Decision<CombinationFields>[];
+  snapshots: Decision<AvailableEmployeeFields>[];
+  combinations: Decision<CombinationFields>[];
+}
+
+/** The outputs whose bodies differ from what is queued of them, else stored; they count as queued from here on. */
+function changedOf<Body>(held: OutputsHeld, outputs: readonly Output<Body>[]): Decision<Body>[] {
+  const changed: Decision<Body>[] = [];
+  for (const { key, body } of outputs) {
+    const json = body === undefined ? undefined : JSON.stringify(body);
+    const current = held.queued.has(key) ? held.queued.get(key) : held.stored.get(key)?.json;
+    if (json === current) continue;
+    held.queued.set(key, json);
+    changed.push({ key, body, json });
+  }
+  return changed;
 }
 
 /** Brings stored outputs to their bodies; returns their events, to publish. */
 async function writeChanged<Body>(
   collection: ResourceCollection<Body>,
-  stored: Map<string, Stored>,
+  held: OutputsHeld,
   tenant: string,
-  changed: readonly Output<Body>[],
+  changed: readonly Decision<Body>[],
 ): Promise<OutboxEntry[]> {
   if (changed.length === 0) return [];
   const { states, toPublish } = await collection.writeKnown(
     { tenant },
     changed.map(({ key, body }) => {
-      const known = stored.get(key);
+      const known = held.stored.get(key);
       return { key, stored: known && knownStateOf<Body>(known), body };
     }),
   );
-  for (const state of states) stored.set(state.key, storedOf(state));
+  for (const state of states) held.stored.set(state.key, storedOf(state));
+  // no longer queued, unless a later decision is
+  for (const { key, json } of changed) if (held.queued.get(key) === json) held.queued.delete(key);
   return toPublish;
 }

@@ -22,6 +22,8 @@ const published: OutboxEntry[] = [];
 /** Events the engine tried to publish while publishing failed. */
 const unpublished: OutboxEntry[] = [];
 let publishing: 'works' | 'fails' = 'works';
+/** Held by a test: publishing waits for it, which keeps a batch's writes under way. */
+let publishingHeld: Promise<void> = Promise.resolve();
 let marks: UnpublishedMarks;
 /** An engine that refuses tenants of more than four inputs, over the same collections. */
 let smallEngine: () => MatchingEngine;
@@ -42,6 +44,7 @@ beforeAll(async () => {
     outputs: watchedForOrphans(collections.outputs),
     unpublished: collections.unpublished,
     publish: async (events) => {
+      await publishingHeld;
       if (publishing === 'works') published.push(...events);
       else {
         unpublished.push(...events);
@@ -84,6 +87,11 @@ function watchedForOrphans(outputs: Outputs): Outputs {
   };
 }
 
+/** Hands a batch to the engine and waits until it is written: what the consumer waits for to acknowledge it. */
+async function handled(engine: MatchingEngine, events: readonly { event: EventEnvelope }[]): Promise<void> {
+  await (await engine.handleBatch(events, 0)).completed;
+}
+
 const versions = new Map<string, number>();
 function event(tenant: string, entity: string, entityId: string, data: Record<string, unknown>, deleted = false): { event: EventEnvelope } {
   const key = `${tenant}|${entity}|${entityId}`;
@@ -100,7 +108,7 @@ describe('the engine writing its outputs', () => {
     const availabilities = Array.from({ length: 3 }, (_, index) => ({ employee: `e${index}`, id: randomUUID() }));
     const availability = ({ employee, id }: { employee: string; id: string }, deleted = false) =>
       event(tenant, 'availability', `${employee}/${id}`, inputs.availability(employee, id, start), deleted);
-    await engine.handleBatch(
+    await handled(engine,
       [
         event(tenant, 'home-base', 'hb', inputs.homeBase('hb')),
         ...availabilities.flatMap(({ employee }, index) => [
@@ -108,11 +116,10 @@ describe('the engine writing its outputs', () => {
           event(tenant, 'transport-resource', `tr${index}`, inputs.transportResource(`tr${index}`, atHomeBase('hb'))),
         ]),
       ],
-      0,
     );
-    await engine.handleBatch(availabilities.map((each) => availability(each)), 0);
+    await handled(engine, availabilities.map((each) => availability(each)));
     expect(engine.counts()).toEqual([{ tenant, snapshots: 3, combinations: 3 }]);
-    await engine.handleBatch(availabilities.slice(1).map((each) => availability(each, true)), 0);
+    await handled(engine, availabilities.slice(1).map((each) => availability(each, true)));
     expect(engine.counts()).toEqual([{ tenant, snapshots: 1, combinations: 1 }]);
     expect(orphans).toEqual([]);
     // the events go out in the order of the writes
@@ -130,13 +137,12 @@ describe('the engine publishing its outputs\' events', () => {
     const tenant = `t-${randomUUID().slice(0, 8)}`;
     const start = new Date(Date.UTC(2030, 0, 1) + 8 * HOUR).toISOString();
     const availabilityId = randomUUID();
-    await engine.handleBatch(
+    await handled(engine,
       [
         event(tenant, 'home-base', 'hb', inputs.homeBase('hb')),
         event(tenant, 'employee', 'e1', inputs.employee('e1', atHomeBase('hb'))),
         event(tenant, 'availability', `e1/${availabilityId}`, inputs.availability('e1', availabilityId, start)),
       ],
-      0,
     );
     expect(published.filter((one) => one.tenant === tenant).map((one) => one.type)).toEqual(['available-employee.created']);
     expect(await marks.of(tenant)).toBeInstanceOf(Date);
@@ -153,21 +159,70 @@ describe('the engine publishing its outputs\' events', () => {
     ];
     const availabilityId = randomUUID();
     const shift = event(tenant, 'availability', `e1/${availabilityId}`, inputs.availability('e1', availabilityId, start));
-    await engine.handleBatch(setUp, 0);
+    await handled(engine, setUp);
 
     publishing = 'fails';
-    await expect(engine.handleBatch([shift], 0)).rejects.toThrow('nats: timeout');
+    await expect(handled(engine, [shift])).rejects.toThrow('nats: timeout');
     const lost = unpublished.filter((one) => one.tenant === tenant);
     expect(lost.map((one) => one.type)).toEqual(['available-employee.created', 'resource-combination.created']);
     expect(await marks.of(tenant)).toBeInstanceOf(Date);
 
     // the batch comes again (it was not acknowledged): the tenant is loaded afresh and publishes what was written
     publishing = 'works';
-    await engine.handleBatch([shift], 0);
+    await handled(engine, [shift]);
     const again = published.filter((one) => one.tenant === tenant);
     expect(again.map(({ trace: _, ...one }) => one)).toEqual(lost.map(({ trace: _, ...one }) => one));
     expect(await marks.of(tenant)).toBeUndefined();
     expect(engine.counts()).toContainEqual({ tenant, snapshots: 1, combinations: 1 });
+  });
+});
+
+describe('the engine deciding a batch while the one before is written', () => {
+  it('fails the batches decided on a write that failed, and decides them again from the database', async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const start = new Date(Date.UTC(2030, 0, 1) + 8 * HOUR).toISOString();
+    await handled(engine, [
+      event(tenant, 'home-base', 'hb', inputs.homeBase('hb')),
+      ...['1', '2'].flatMap((n) => [
+        event(tenant, 'employee', `e${n}`, inputs.employee(`e${n}`, atHomeBase('hb'))),
+        event(tenant, 'transport-resource', `tr${n}`, inputs.transportResource(`tr${n}`, atHomeBase('hb'))),
+      ]),
+    ]);
+    const [firstId, secondId] = [randomUUID(), randomUUID()];
+    const firstShift = event(tenant, 'availability', `e1/${firstId}`, inputs.availability('e1', firstId, start));
+    const secondShift = event(tenant, 'availability', `e2/${secondId}`, inputs.availability('e2', secondId, start));
+
+    let release = () => {};
+    publishingHeld = new Promise((resolve) => (release = resolve));
+    publishing = 'fails';
+    const first = await engine.handleBatch([firstShift], 0);
+    let firstEnded = false;
+    const ended = first.completed.finally(() => (firstEnded = true));
+    const second = await engine.handleBatch([secondShift], 0);
+    // decided while the first batch's events wait to be published
+    expect(firstEnded).toBe(false);
+    const outcomes = Promise.allSettled([ended, second.completed]);
+    release();
+    const [firstOutcome, secondOutcome] = await outcomes;
+    expect(firstOutcome).toMatchObject({ status: 'rejected', reason: new Error('nats: timeout') });
+    // built on the first's outputs, none of its writes ran
+    expect(secondOutcome).toMatchObject({ status: 'rejected', reason: new Error('nats: timeout') });
+    expect(unpublished.filter((one) => one.tenant === tenant).map((one) => [one.type, one.entity_id])).toEqual([
+      ['available-employee.created', firstId],
+      ['resource-combination.created', firstId],
+    ]);
+
+    // both come again (neither was acknowledged)
+    publishing = 'works';
+    await handled(engine, [firstShift]);
+    await handled(engine, [secondShift]);
+    expect(published.filter((one) => one.tenant === tenant).map((one) => [one.type, one.entity_id])).toEqual([
+      ['available-employee.created', firstId],
+      ['resource-combination.created', firstId],
+      ['available-employee.created', secondId],
+      ['resource-combination.created', secondId],
+    ]);
+    expect(engine.counts()).toContainEqual({ tenant, snapshots: 2, combinations: 2 });
   });
 });
 
@@ -180,27 +235,26 @@ describe('a tenant with more inputs than the engine takes', () => {
       return event(tenant, 'availability', `${employee}/${id}`, inputs.availability(employee, id, start));
     };
     const engine = smallEngine();
-    await engine.handleBatch(
+    await handled(engine,
       [
         event(tenant, 'home-base', 'hb', inputs.homeBase('hb')),
         event(tenant, 'employee', 'e1', inputs.employee('e1', atHomeBase('hb'))),
         event(tenant, 'transport-resource', 'tr1', inputs.transportResource('tr1', atHomeBase('hb'))),
         availability('e1'),
       ],
-      0,
     );
     expect(engine.counts()).toEqual([{ tenant, snapshots: 1, combinations: 1 }]);
     expect(engine.refused()).toEqual([]);
 
-    await engine.handleBatch([event(tenant, 'employee', 'e2', inputs.employee('e2', atHomeBase('hb'))), availability('e2')], 0);
+    await handled(engine, [event(tenant, 'employee', 'e2', inputs.employee('e2', atHomeBase('hb'))), availability('e2')]);
     expect(engine.refused()).toEqual([tenant]);
     expect(engine.counts()).toEqual([{ tenant, snapshots: 1, combinations: 1 }]);
     // nothing is lost: what comes while it is refused is recorded as well
-    await engine.handleBatch([availability('e2')], 0);
+    await handled(engine, [availability('e2')]);
     expect(await recordedInputs(tenant)).toHaveLength(7);
 
     const taker = smallEngine();
-    await taker.handleBatch([availability('e1')], 0);
+    await handled(taker, [availability('e1')]);
     expect(taker.refused()).toEqual([tenant]);
     expect(await recordedInputs(tenant)).toHaveLength(8);
     await engine.close();
