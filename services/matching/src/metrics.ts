@@ -18,8 +18,11 @@ export function convergenceLag(registry: Registry): (events: readonly EventEnvel
   };
 }
 
-/** Per tenant held on this replica, at scrape time: its snapshots and combinations as last written, and whether it is refused. */
-export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 'counts' | 'refused'>): void {
+/**
+ * Per tenant held on this replica, at scrape time: its snapshots and combinations as last written, and
+ * whether it is refused; and how many have a re-solve due or running.
+ */
+export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 'counts' | 'refused' | 'resolvesPending'>): void {
   const perTenant = (name: string, help: string, count: (counts: ReturnType<MatchingEngine['counts']>[number]) => number) =>
     new Gauge({
       name,
@@ -42,6 +45,14 @@ export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 
     collect() {
       this.reset();
       for (const tenant of engine.refused()) this.set({ tenant }, 1);
+    },
+  });
+  new Gauge({
+    name: 'rm_matching_resolves_pending',
+    help: 'Tenants on this replica whose exact re-solve is due (after their quiet time) or running',
+    registers: [registry],
+    collect() {
+      this.set(engine.resolvesPending());
     },
   });
 }

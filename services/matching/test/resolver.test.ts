@@ -86,7 +86,7 @@ describe('the re-solve schedule', () => {
     expect(solved).toEqual([start + 1_000, start + 11_000]);
   });
 
-  it('makes another re-solve due after one during which changes came, and keeps tenants apart', async () => {
+  it('makes another re-solve due after one during which changes came, keeps tenants apart, and counts those due or running', async () => {
     const first = deferred<{ assignment: Map<string, string> }>();
     const solves: string[] = [];
     const { resolver, start } = scheduled({
@@ -96,16 +96,21 @@ describe('the re-solve schedule', () => {
         return solves.length === 1 ? first.promise : Promise.resolve({ assignment: new Map() });
       },
     });
+    expect(resolver.pending()).toBe(0);
     resolver.changed('t1');
+    expect(resolver.pending()).toBe(1);
     await vi.advanceTimersByTimeAsync(1_000);
     resolver.changed('t1');
     resolver.changed('t2');
+    expect(resolver.pending()).toBe(2);
     await vi.advanceTimersByTimeAsync(5_000);
     // t1's second waits for its first; t2 goes its own way
     expect(solves).toEqual(['1@1000', '2@2000']);
+    expect(resolver.pending()).toBe(1);
     first.resolve({ assignment: new Map() });
     await vi.advanceTimersByTimeAsync(0);
     expect(solves).toEqual(['1@1000', '2@2000', '1@6000']);
+    expect(resolver.pending()).toBe(0);
   });
 
   it('goes part by part, each solved and adopted before the next is asked for, so that another tenant\'s parts come in between', async () => {

@@ -10,6 +10,8 @@ export interface Resolver {
   changed(tenant: string): void;
   /** Forgets a tenant this replica gives up: no re-solve is started for it any more. */
   forget(tenant: string): void;
+  /** How many tenants have a re-solve due or running. */
+  pending(): number;
   /** Stops: no re-solve is started any more, a solve in hand is dropped, and the worker thread stops. */
   close(): Promise<void>;
 }
@@ -117,6 +119,11 @@ export function createResolver(options: ResolverOptions): Resolver {
     forget(tenant) {
       clearTimeout(schedules.get(tenant)?.timer);
       schedules.delete(tenant);
+    },
+    pending() {
+      let pending = 0;
+      for (const schedule of schedules.values()) if (schedule.running || schedule.timer !== undefined) pending += 1;
+      return pending;
     },
     async close() {
       closed = true;
