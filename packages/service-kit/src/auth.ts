@@ -1,6 +1,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTenantId } from '@rm/contracts';
+import { credentialsOf, MAX_AUTHORIZATION_LENGTH } from './authorization-header.js';
 import { decodeCanonicalBase64url } from './base64url.js';
 import { ServiceUnavailable, Unauthorized } from './errors.js';
 
@@ -150,8 +151,6 @@ function verificationFailure(error: unknown): Error {
   return new ServiceUnavailable('The signing keys of the token issuer cannot be read right now.', { cause: error });
 }
 
-/** Any credentials after the scheme: a malformed one is an invalid token, not a missing one. */
-const BEARER = /^Bearer +(\S.*?) *$/i;
 
 export interface AuthenticateOptions {
   realm?: string;
@@ -163,15 +162,23 @@ export interface AuthenticateOptions {
  */
 export function createAuthenticateHook(verifyToken: TokenVerifier, { realm = 'resource-management' }: AuthenticateOptions = {}) {
   const challenge = `Bearer realm="${realm}"`;
+  const invalidToken = (request: FastifyRequest, description: string) => {
+    request.log.info({ reason: description }, 'token refused');
+    return new Unauthorized(`${challenge}, error="invalid_token", error_description="${description}"`, description);
+  };
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    const header = request.headers.authorization ?? '';
+    if (header.length > MAX_AUTHORIZATION_LENGTH) {
+      throw invalidToken(request, `the Authorization header is longer than ${MAX_AUTHORIZATION_LENGTH} characters`);
+    }
+    // any credentials after the scheme: a malformed one is an invalid token, not a missing one
+    const token = credentialsOf(header, 'Bearer');
     if (token === undefined) throw new Unauthorized(challenge);
     try {
       request.auth = await verifyToken(token);
     } catch (error) {
       if (!(error instanceof InvalidTokenError)) throw error;
-      request.log.info({ reason: error.description }, 'token refused');
-      throw new Unauthorized(`${challenge}, error="invalid_token", error_description="${error.description}"`, error.description);
+      throw invalidToken(request, error.description);
     }
   };
 }

@@ -25,6 +25,7 @@ export {
   type TokenVerifierOptions,
   type AuthenticateOptions,
 } from './auth.js';
+export { credentialsOf, MAX_AUTHORIZATION_LENGTH } from './authorization-header.js';
 export {
   etag,
   parseIfMatch,

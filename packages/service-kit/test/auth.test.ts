@@ -61,6 +61,15 @@ describe('authentication', () => {
     expect(response.body).toBe('');
   });
 
+  it('answers 401 invalid_token for an Authorization header longer than 4096 characters, before reading it', async () => {
+    const token = await service.issuer.mint({ tenant: 'tenant-a' });
+    const response = await ping(`Bearer ${token}${' '.repeat(4096)}`);
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe(
+      `${CHALLENGE}, error="invalid_token", error_description="the Authorization header is longer than 4096 characters"`,
+    );
+  });
+
   it('answers 401 invalid_token for a bearer value that is not a JWT', async () => {
     const response = await ping('Bearer not-a-jwt');
     expect(response.statusCode).toBe(401);

@@ -55,6 +55,21 @@ describe('readTokenRequest: the two client authentication methods', () => {
     }
   });
 
+  it('refuses an Authorization header longer than 4096 characters before reading it, and reads one with spaces around the credentials', () => {
+    const token = Buffer.from('client-1:s3cret').toString('base64');
+    expect(problemOf(read({ authorization: `Basic ${token}${' '.repeat(4096)}` }))).toEqual({
+      error: 'invalid_request',
+      description: 'the Authorization header is longer than 4096 characters',
+      basic: true,
+    });
+    expect(read({ authorization: `Basic   ${token}   ` })).toEqual({
+      credentials: { clientId: 'client-1', secret: 's3cret', method: 'client_secret_basic' },
+    });
+    for (const authorization of [`Basic${token}`, 'Basic ', `Basic ${token}!`, `Basic ${token} x`]) {
+      expect(problemOf(read({ authorization })).description).toBe('the Authorization header must be HTTP Basic credentials');
+    }
+  });
+
   it('refuses both methods at once with invalid_request (RFC 6749 §2.3: one method per request)', () => {
     const both = read({ authorization: basicHeader('client-1', 's3cret'), body: `${GRANT}&client_id=client-1&client_secret=s3cret` });
     expect(problemOf(both).error).toBe('invalid_request');

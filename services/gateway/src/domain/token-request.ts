@@ -4,6 +4,8 @@
  * never both. Pure: no I/O, every outcome a value.
  */
 
+import { credentialsOf, MAX_AUTHORIZATION_LENGTH } from '@rm/service-kit';
+
 export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 
 /**
@@ -32,7 +34,7 @@ export interface RawTokenRequest {
 }
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
-const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export function readTokenRequest({ contentType, authorization, body }: RawTokenRequest): TokenRequest {
@@ -61,8 +63,11 @@ export function readTokenRequest({ contentType, authorization, body }: RawTokenR
 }
 
 function basicCredentials(authorization: string): TokenRequest {
-  const encoded = BASIC.exec(authorization)?.[1];
-  if (encoded === undefined) return invalidRequest('the Authorization header must be HTTP Basic credentials', true);
+  if (authorization.length > MAX_AUTHORIZATION_LENGTH) {
+    return invalidRequest(`the Authorization header is longer than ${MAX_AUTHORIZATION_LENGTH} characters`, true);
+  }
+  const encoded = credentialsOf(authorization, 'Basic');
+  if (encoded === undefined || !BASE64.test(encoded)) return invalidRequest('the Authorization header must be HTTP Basic credentials', true);
   const bytes = Buffer.from(encoded, 'base64');
   // Node skips what does not fit; only the canonical spelling is taken
   const decoded = bytes.toString('base64') === encoded ? decodeUtf8(bytes) : undefined;
