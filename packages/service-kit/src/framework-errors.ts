@@ -98,7 +98,13 @@ export function refuseBadHostAndClosingRequests(app: FastifyInstance): void {
 /** A DNS name (underscores allowed, as container names have them), an IPv4 address or a bracketed IPv6 one. */
 const HOST_AND_PORT = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
 
+/** A DNS name has at most 253 characters; with brackets, a colon and a port, a host is shorter than this. */
+const MAX_HOST_LENGTH = 300;
+
 function isHostAndPort(host: string): boolean {
-  const port = HOST_AND_PORT.exec(host)?.[1];
-  return HOST_AND_PORT.test(host) && (port === undefined || (Number(port) >= 1 && Number(port) <= 65_535));
+  // the pattern backtracks within each label: a long header costs it more than its length
+  if (host.length > MAX_HOST_LENGTH) return false;
+  const matched = HOST_AND_PORT.exec(host);
+  const port = matched?.[1];
+  return matched !== null && (port === undefined || (Number(port) >= 1 && Number(port) <= 65_535));
 }

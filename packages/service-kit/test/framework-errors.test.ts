@@ -63,7 +63,8 @@ describe('errors raised by fastify and node before a handler runs', () => {
   });
 
   // Location is built from the host: one that is not a host and port would make it a broken or foreign URL
-  it.each(['[::1]:99999', 'a b', 'example.com:0', 'example.com:', 'user@example.com', 'example.com/path', '-bad.example'])(
+  // the last: labels that each fit, longer together than a DNS name can be (253), read no further
+  it.each(['[::1]:99999', 'a b', 'example.com:0', 'example.com:', 'user@example.com', 'example.com/path', '-bad.example', `${`${'a'.repeat(60)}.`.repeat(5)}com`])(
     'answers a Host of %j with a 400 problem naming it',
     async (host) => {
       const response = await service.app.inject({ url: '/healthz', headers: { host } });
