@@ -347,31 +347,21 @@ describe('consumer runner', () => {
       expect(handled).toEqual([['a@1'], ['b@1']]);
     });
 
-    it('gives the batch again when its work fails', async () => {
-      const { handled, info } = await startHeld(['c']);
-      await publishWidget('c');
+    class Outage extends Error {}
+    // the stream holds a and b before c, and c before d: each consumer is handed every event of it
+    it.each([
+      ['gives the batch again, redelivered, when its work fails', 'c', new Error('a write failed'), (deliveries: number) => expect(deliveries).toBeGreaterThan(3)],
+      ['handles the batch again, spending no delivery, when its work meets a database outage', 'd', new Outage('the database went away'), (deliveries: number) => expect(deliveries).toBe(4)],
+    ])('%s', async (_case, entity, failure, checkDeliveries) => {
+      const { handled, info } = await startHeld([entity], (error) => error instanceof Outage);
+      await publishWidget(entity);
       await waitFor('the batch handled', async () => ends.length === 1);
-      ends[0]?.reject(new Error('a write failed'));
+      ends[0]?.reject(failure);
       await waitFor('the batch handled again', async () => ends.length === 2);
       ends[1]?.resolve();
       await waitFor('the batch acknowledged', async () => (await info()).num_ack_pending === 0 && (await info()).num_pending === 0);
-      expect(handled).toEqual([['c@1'], ['c@1']]);
-      // delivered again: more deliveries than the stream's three events
-      expect((await info()).delivered.consumer_seq).toBeGreaterThan(3);
-    });
-
-    it('handles the batch again, spending no attempt, when its work meets a database outage', async () => {
-      class Outage extends Error {}
-      const { handled, info } = await startHeld(['d'], (error) => error instanceof Outage);
-      await publishWidget('d');
-      await waitFor('the batch handled', async () => ends.length === 1);
-      ends[0]?.reject(new Outage('the database went away'));
-      await waitFor('the batch handled again', async () => ends.length === 2);
-      ends[1]?.resolve();
-      await waitFor('the batch acknowledged', async () => (await info()).num_ack_pending === 0 && (await info()).num_pending === 0);
-      expect(handled).toEqual([['d@1'], ['d@1']]);
-      // each of the four events once
-      expect((await info()).delivered.consumer_seq).toBe(4);
+      expect(handled).toEqual([[`${entity}@1`], [`${entity}@1`]]);
+      checkDeliveries((await info()).delivered.consumer_seq);
     });
   });
 
