@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Tracer } from '@opentelemetry/api';
-import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import type { EntityEvents } from '@rm/contracts';
@@ -52,8 +52,6 @@ export interface ServiceExtension {
   routes?: FastifyPluginAsync;
   /** Routes at the root without authentication: the token endpoint, the key set, metadata, docs. */
   publicRoutes?: FastifyPluginAsync;
-  /** Runs first on every request, before authentication (the gateway closes blocked IPs' connections). */
-  onRequest?: onRequestAsyncHookHandler;
   /** Checks /readyz runs beside MongoDB and NATS. */
   readiness?: Record<string, ReadinessCheck>;
   /** Stops what `extend` started; runs after HTTP has closed and before the connections do. */

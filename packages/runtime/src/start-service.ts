@@ -157,7 +157,6 @@ export async function startService<Collections, Spec extends ConfigSpec>(
         if (extension.routes !== undefined) await api.register(extension.routes);
       },
       ...(extension.publicRoutes === undefined ? {} : { publicRoutes: extension.publicRoutes }),
-      ...(extension.onRequest === undefined ? {} : { onRequest: extension.onRequest }),
       metrics,
     });
     // closes the HTTP server first, then the steps in order

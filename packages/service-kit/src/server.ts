@@ -1,6 +1,6 @@
 import proxyAddr from '@fastify/proxy-addr';
 import { trace, type Tracer } from '@opentelemetry/api';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifySchema, type onRequestAsyncHookHandler } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifySchema } from 'fastify';
 import type { Registry } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '@rm/contracts';
@@ -48,8 +48,6 @@ export interface ServiceOptions {
   routes: FastifyPluginAsync;
   /** Routes at the root without authentication (the gateway's token endpoint and key set). */
   publicRoutes?: FastifyPluginAsync;
-  /** Runs first on every request, before authentication (the gateway closes blocked IPs' connections). */
-  onRequest?: onRequestAsyncHookHandler;
   /** Counts and times requests into this registry and serves it at /metrics (createMetricsRegistry). */
   metrics?: Registry;
   /** Makes a server span per request (default: the API's global tracer, a no-op unless a provider was registered). */
@@ -79,7 +77,6 @@ export function createService({
   trustProxy = false,
   routes,
   publicRoutes,
-  onRequest,
   metrics,
   tracer = trace.getTracer('@rm/service-kit'),
 }: ServiceOptions): FastifyInstance {
@@ -135,7 +132,6 @@ export function createService({
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
-  if (onRequest !== undefined) app.addHook('onRequest', onRequest);
   refuseBadHostAndClosingRequests(app);
 
   let shuttingDown = false;

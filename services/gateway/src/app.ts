@@ -4,7 +4,6 @@ import { gatewayConfigSpec } from './config.js';
 import { startTokenGuard } from './guard/token-guard.js';
 import { createApiDocument } from './openapi/api-document.js';
 import { createKeyRing, SIGNING_ALGORITHM } from './keys/key-ring.js';
-import { closeBlockedConnections } from './guard/close-blocked-connections.js';
 import { proxyRoutes } from './routes/proxy.routes.js';
 import { docsRoutes } from './routes/docs.routes.js';
 import { operationsRoutes } from './routes/operations.routes.js';
@@ -100,7 +99,6 @@ export const gatewayService = defineService({
       routes: async (api) => {
         await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES, tracer });
       },
-      onRequest: closeBlockedConnections(guard),
       async stop() {
         await closeUpstreams(upstreams);
         await guard.stop();

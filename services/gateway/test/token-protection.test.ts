@@ -49,7 +49,7 @@ describe('token endpoint protection across two replicas', () => {
     expect((await unauthenticatedRequest(one, ip)).status).toBe(400);
   });
 
-  it('blocks an IP that keeps failing to log in on every replica: its connections are closed', async () => {
+  it('blocks an IP that keeps failing to log in on every replica: its connections to the token endpoint are closed, nothing else', async () => {
     const ip = freshIp();
     for (let attempt = 1; attempt < FAILURES; attempt += 1) expect((await wrongLogin(attempt % 2 === 0 ? one : two, ip)).status).toBe(401);
     // the failure that reaches the limit is still answered, and blocks
@@ -59,7 +59,9 @@ describe('token endpoint protection across two replicas', () => {
       await waitFor('the block to reach the replica', async () => (await gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: FORM, body: '' }).then(() => false, () => true)) || undefined);
       // the right secret does not help, nor does the API
       await expect(gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' })).rejects.toThrow();
-      await expect(gateway.fetch(`${BASE}/ping`, { ip })).rejects.toThrow();
+      // the probes, the key set, metrics and the API answer it as anyone (a blocked node address must not fail the probes)
+      for (const path of ['/healthz', '/readyz', '/.well-known/jwks.json', '/metrics']) expect((await gateway.fetch(path, { ip })).status).toBe(200);
+      expect((await gateway.fetch(`${BASE}/ping`, { ip })).status).toBe(401);
     }
     // other addresses log in as before
     expect((await one.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' })).status).toBe(200);
@@ -70,5 +72,15 @@ describe('token endpoint protection across two replicas', () => {
     // every request claims another address, but all come from 127.0.0.1, which is not trusted: one IP
     const responses = await Promise.all(Array.from({ length: RATE + 2 }, () => unauthenticatedRequest(untrusting!, freshIp())));
     expect(responses.filter((response) => response.status === 429)).toHaveLength(2);
+  });
+
+  // last: before the fix it blocked 127.0.0.1, the trusted proxy every test's requests come through
+  it('never blocks the address of a trusted proxy, which every client behind it shares', async () => {
+    // out of the second in which the test before used up 127.0.0.1's rate
+    await sleep(1_100);
+    const direct = (secret: string) =>
+      fetch(`${one.origin}/oauth2/token`, { method: 'POST', headers: { ...FORM, Authorization: basic(client.clientId, secret) }, body: 'grant_type=client_credentials' });
+    for (let attempt = 0; attempt <= FAILURES; attempt += 1) expect((await direct('wrong')).status).toBe(401);
+    expect((await direct(client.secret)).status).toBe(200);
   });
 });

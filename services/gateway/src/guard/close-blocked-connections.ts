@@ -2,8 +2,10 @@ import type { onRequestAsyncHookHandler } from 'fastify';
 import type { TokenGuard } from './token-guard.js';
 
 /**
- * onRequest hook for every route: a blocked IP's connection is closed without an answer, as the
- * spec says ("the client then sees connection errors").
+ * onRequest hook of the token endpoint: a blocked IP's connection is closed without an answer, as the
+ * spec says ("the client then sees connection errors"). The token endpoint's only: probes, the key set,
+ * metrics and the API answer a blocked address as any other (a blocked node address must not fail the
+ * kubelet's probes, nor a blocked pod lose the key set).
  */
 export function closeBlockedConnections(guard: TokenGuard): onRequestAsyncHookHandler {
   return async (request, reply) => {

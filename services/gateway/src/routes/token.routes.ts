@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { readTokenRequest, type TokenRequestError } from '../domain/token-request.js';
 import { TooManyTokenRequests } from '../errors.js';
+import { closeBlockedConnections } from '../guard/close-blocked-connections.js';
 import type { TokenGuard } from '../guard/token-guard.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientRegistry } from '../store/client-registry.js';
@@ -21,6 +22,7 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
   // Any body arrives as text; readTokenRequest judges its media type, as RFC 6749 wants (400, not 415).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addHook('onRequest', closeBlockedConnections(guard));
   app.addHook('onRequest', async (request) => {
     if (!(await guard.admit(request.ip))) throw new TooManyTokenRequests();
   });
@@ -37,7 +39,9 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
     const { clientId, secret, method } = tokenRequest.credentials;
     const client = await registry.authenticate(clientId, secret);
     if (client === undefined) {
-      await guard.recordFailure(request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'a failed login could not be counted'));
+      // a trusted proxy's own address is every client's behind it: blocking it would shut them all out
+      if (request.server.isTrustedProxy(request.ip)) request.log.warn({ ip: request.ip }, 'a failed login from a trusted proxy without X-Forwarded-For is not counted');
+      else await guard.recordFailure(request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'a failed login could not be counted'));
       // The same answer for an unknown client, a wrong secret and a disabled client.
       return sendOAuthError(reply, { error: 'invalid_client', description: 'client authentication failed', basic: method === 'client_secret_basic' });
     }
