@@ -1,6 +1,7 @@
 import { ConfigError, createTokenVerifier, type Logger } from '@rm/service-kit';
 import { defineService } from '@rm/runtime';
 import { gatewayConfigSpec } from './config.js';
+import { createHashSlots } from './guard/hash-slots.js';
 import { startTokenGuard } from './guard/token-guard.js';
 import { createApiDocument } from './openapi/api-document.js';
 import { createKeyRing, SIGNING_ALGORITHM } from './keys/key-ring.js';
@@ -89,7 +90,8 @@ export const gatewayService = defineService({
       verifyToken: createTokenVerifier({ getKey: keyRing.getKey, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, algorithms: [SIGNING_ALGORITHM] }),
       readiness: { signingKeys: keyRing.readiness, blockedIps: guard.readiness },
       publicRoutes: async (app) => {
-        await app.register(tokenRoutes, { registry, keyRing, guard });
+        const hashing = createHashSlots({ concurrent: config.TOKEN_HASH_CONCURRENCY, queued: config.TOKEN_HASH_QUEUE });
+        await app.register(tokenRoutes, { registry, keyRing, guard, hashing });
         await app.register(wellKnownRoutes, { keyRing, issuer: config.AUTH_ISSUER });
         await app.register(docsRoutes, { apiDocument, basePath: config.PUBLIC_BASE_PATH });
         if (config.ADMIN_TOKEN !== undefined) {

@@ -27,6 +27,12 @@ export const gatewayConfigSpec = {
   /** scrypt cost (log2 N) of client secrets: of new hashes, of the decoy an unknown client is checked against, and what older hashes are brought to at their next login. The clients command reads it too. */
   CLIENT_SECRET_HASH_COST: { type: 'int', min: 10, max: 18, default: DEFAULT_SECRET_HASH_COST },
 
+  /**
+   * Client-secret hashes (scrypt, 32 MiB each) one replica runs at once, and how many more may wait;
+   * beyond them the token endpoint answers 503 with Retry-After. Two of libuv's four threads at most.
+   */
+  TOKEN_HASH_CONCURRENCY: { type: 'int', min: 1, max: 64, default: 2 },
+  TOKEN_HASH_QUEUE: { type: 'int', min: 0, max: 10_000, default: 32 },
   /** Token requests accepted per source IP in any one second, across every replica (spec: 50); the rest get 429. */
   TOKEN_RATE_LIMIT: { type: 'int', min: 1, max: 100_000, default: 50 },
   /** Failed logins from one IP within LOGIN_FAILURE_WINDOW_MS that block it. */

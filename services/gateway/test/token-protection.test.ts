@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName, waitFor } from '@rm/testkit';
@@ -9,6 +10,8 @@ const database = uniqueName('gateway_guard');
 let one: GatewayHarness;
 let two: GatewayHarness;
 let untrusting: GatewayHarness | undefined;
+let narrow: GatewayHarness | undefined;
+let proxied: GatewayHarness | undefined;
 let client: { clientId: string; secret: string };
 
 // Two replicas of one gateway: same database, same NATS, nothing shared in memory.
@@ -19,7 +22,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const gateway of [one, two, untrusting]) await gateway?.close();
+  for (const gateway of [one, two, untrusting, narrow, proxied]) await gateway?.close();
   await dropDatabase(database);
 });
 
@@ -67,6 +70,19 @@ describe('token endpoint protection across two replicas', () => {
     expect((await one.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' })).status).toBe(200);
   });
 
+  it('answers 503 with Retry-After, at once, while as many secrets as it checks at once and may queue are being checked', async () => {
+    narrow = await startGateway({ MONGO_DB: database, TOKEN_HASH_CONCURRENCY: '1', TOKEN_HASH_QUEUE: '0' });
+    const login = () =>
+      narrow!.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' });
+    const responses = await Promise.all(Array.from({ length: 8 }, login));
+    const busy = responses.filter((response) => response.status === 503);
+    expect(responses.filter((response) => response.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(busy.length).toBeGreaterThanOrEqual(1);
+    expect(busy.length + responses.filter((response) => response.status === 200).length).toBe(8);
+    expect(busy[0]?.headers.get('retry-after')).toBe('1');
+    expect(await busy[0]?.json()).toMatchObject({ status: 503, detail: 'The token endpoint is checking as many client secrets as it can; retry in a second.' });
+  });
+
   it('takes the client IP from X-Forwarded-For only from a trusted proxy', async () => {
     untrusting = await startGateway({ MONGO_DB: database, TRUST_PROXY: '' });
     // every request claims another address, but all come from 127.0.0.1, which is not trusted: one IP
@@ -74,13 +90,13 @@ describe('token endpoint protection across two replicas', () => {
     expect(responses.filter((response) => response.status === 429)).toHaveLength(2);
   });
 
-  // last: before the fix it blocked 127.0.0.1, the trusted proxy every test's requests come through
   it('never blocks the address of a trusted proxy, which every client behind it shares', async () => {
-    // out of the second in which the test before used up 127.0.0.1's rate
-    await sleep(1_100);
-    const direct = (secret: string) =>
-      fetch(`${one.origin}/oauth2/token`, { method: 'POST', headers: { ...FORM, Authorization: basic(client.clientId, secret) }, body: 'grant_type=client_credentials' });
-    for (let attempt = 0; attempt <= FAILURES; attempt += 1) expect((await direct('wrong')).status).toBe(401);
-    expect((await direct(client.secret)).status).toBe(200);
+    // a second proxy in front of 127.0.0.1 that says nothing of its own clients: its address is all there is
+    proxied = await startGateway({ MONGO_DB: database, TRUST_PROXY: '127.0.0.1, 10.254.0.0/16' });
+    const proxy = `10.254.${randomInt(256)}.${randomInt(1, 255)}`;
+    const login = (secret: string) =>
+      proxied!.fetch('/oauth2/token', { method: 'POST', ip: proxy, headers: { ...FORM, Authorization: basic(client.clientId, secret) }, body: 'grant_type=client_credentials' });
+    for (let attempt = 0; attempt <= FAILURES; attempt += 1) expect((await login('wrong')).status).toBe(401);
+    expect((await login(client.secret)).status).toBe(200);
   });
 });

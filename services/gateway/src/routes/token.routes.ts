@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { readTokenRequest, type TokenRequestError } from '../domain/token-request.js';
 import { TooManyTokenRequests } from '../errors.js';
 import { closeBlockedConnections } from '../guard/close-blocked-connections.js';
+import type { HashSlots } from '../guard/hash-slots.js';
 import type { TokenGuard } from '../guard/token-guard.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientRegistry } from '../store/client-registry.js';
@@ -15,10 +16,11 @@ export interface TokenRoutesOptions {
   registry: ClientRegistry;
   keyRing: KeyRing;
   guard: TokenGuard;
+  hashing: HashSlots;
 }
 
 /** `POST /oauth2/token`: OAuth 2.0 client credentials (spec: Authentication), rate-limited per source IP. */
-export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, guard }) => {
+export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, guard, hashing }) => {
   // Any body arrives as text; readTokenRequest judges its media type, as RFC 6749 wants (400, not 415).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => done(null, body));
@@ -37,7 +39,7 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
     if ('problem' in tokenRequest) return sendOAuthError(reply, tokenRequest.problem);
 
     const { clientId, secret, method } = tokenRequest.credentials;
-    const client = await registry.authenticate(clientId, secret);
+    const client = await hashing.run(() => registry.authenticate(clientId, secret));
     if (client === undefined) {
       // a trusted proxy's own address is every client's behind it: blocking it would shut them all out
       if (request.server.isTrustedProxy(request.ip)) request.log.warn({ ip: request.ip }, 'a failed login from a trusted proxy without X-Forwarded-For is not counted');
