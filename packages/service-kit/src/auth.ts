@@ -29,13 +29,16 @@ export interface TokenVerifierOptions {
   getKey?: JWTVerifyGetKey;
   issuer: string;
   audience: string;
-  /** Pinned: a token signed with anything else is refused. */
+  /** Pinned: a token signed with anything else is refused (default: ES256, which the gateway signs with). */
   algorithms?: string[];
   /** Allowed clock skew between the issuer and us. */
   clockToleranceSeconds?: number;
   /** Verified tokens remembered until they expire (default 10,000; 0 turns it off). */
   cacheSize?: number;
 }
+
+/** The `typ` header of the access tokens the gateway issues (RFC 9068 §2.1). */
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
 
 /** The token was presented but is not acceptable; `description` is safe for `WWW-Authenticate`. */
 export class InvalidTokenError extends Error {
@@ -50,6 +53,7 @@ export class InvalidTokenError extends Error {
 }
 
 const CLAIM_DESCRIPTIONS: Record<string, string> = {
+  typ: 'the token is not an access token (typ at+jwt)',
   iss: 'unexpected issuer',
   aud: 'unexpected audience',
   nbf: 'the token is not yet valid',
@@ -65,7 +69,7 @@ export function createTokenVerifier({
   getKey,
   issuer,
   audience,
-  algorithms = ['ES256', 'RS256'],
+  algorithms = ['ES256'],
   clockToleranceSeconds = 5,
   cacheSize = 10_000,
 }: TokenVerifierOptions): TokenVerifier {
@@ -87,6 +91,8 @@ export function createTokenVerifier({
         issuer,
         audience,
         algorithms,
+        // an access token (RFC 9068), as the gateway issues: not another JWT of the same issuer's keys
+        typ: ACCESS_TOKEN_TYPE,
         clockTolerance: clockToleranceSeconds,
         requiredClaims: ['exp', 'sub'],
       }));

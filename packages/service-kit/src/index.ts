@@ -20,6 +20,7 @@ export {
   createTokenVerifier,
   createAuthenticateHook,
   InvalidTokenError,
+  ACCESS_TOKEN_TYPE,
   type AuthContext,
   type TokenVerifier,
   type TokenVerifierOptions,

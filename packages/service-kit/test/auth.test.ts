@@ -46,6 +46,8 @@ describe('authentication', () => {
     ['a token signed with a key not in the key set', { tenant: 'tenant-a', signWithUnknownKey: true }, 'invalid signature'],
     ['a token with an algorithm that is not allowed', { tenant: 'tenant-a', algorithm: 'HS256' }, 'signing algorithm not allowed'],
     ['an unsigned token', { tenant: 'tenant-a', algorithm: 'none' }, 'signing algorithm not allowed'],
+    ['a token signed with RS256', { tenant: 'tenant-a', algorithm: 'RS256' }, 'signing algorithm not allowed'],
+    ['a JWT that is not an access token', { tenant: 'tenant-a', type: 'JWT' }, 'the token is not an access token (typ at+jwt)'],
     ['a token without tenant', { tenant: null }, 'the token has no tenant claim'],
     // a tenant is a subject token and a part of document ids: no dots, wildcards, slashes or spaces
     ['a tenant with a dot', { tenant: 'acme.eu' }, 'the tenant claim is not a valid tenant id'],

@@ -26,6 +26,8 @@ export interface MintOptions {
   algorithm?: string;
   /** Sign with an ES256 key that is not in the JWKS, keeping the issuer's `kid`. */
   signWithUnknownKey?: boolean;
+  /** The `typ` header; `at+jwt` (an access token, as the gateway issues) unless told. */
+  type?: string;
   /** More claims (scopes, …); the standard ones above win. */
   claims?: Record<string, unknown>;
 }
@@ -70,7 +72,7 @@ export async function createTestIssuer(options: { issuer?: string; audience?: st
       mintOptions.signWithUnknownKey === true || algorithm !== SIGNING_ALGORITHM
         ? await unknownKey(algorithm)
         : privateKey;
-    return jwt.setProtectedHeader({ alg: algorithm, kid, typ: 'JWT' }).sign(key);
+    return jwt.setProtectedHeader({ alg: algorithm, kid, typ: mintOptions.type ?? 'at+jwt' }).sign(key);
   }
 
   return { issuer, audience, jwks, mint, serveJwks: () => serveJwks(jwks) };

@@ -11,8 +11,11 @@ export const gatewayConfigSpec = {
   /** Not read: the gateway pages nothing. */
   CURSOR_SECRET: { type: 'secret', minLength: 32 },
 
-  /** Lifetime of an access token (`expires_in`). */
-  TOKEN_LIFETIME_SECONDS: { type: 'int', min: 2, max: 24 * 3600, default: 300 },
+  /**
+   * Lifetime of an access token (`expires_in`). At most an hour: a token cannot be taken back before it
+   * expires, so a leaked one, or one of a client since disabled, is good until then.
+   */
+  TOKEN_LIFETIME_SECONDS: { type: 'int', min: 2, max: 3600, default: 300 },
   /** Encrypts the private signing keys in the database (AES-256-GCM under a key derived from it); the same on every replica. */
   SIGNING_KEY_ENCRYPTION_KEY: { type: 'secret', minLength: 32, required: true },
   /** A new signing key takes over this long after the previous one did. */

@@ -43,7 +43,7 @@ async function signWithGatewayKey(claims: { exp: number; iat: number }, audience
   try {
     const [key] = await createSigningKeyStore(mongo.db(gateway.variables.MONGO_DB), gateway.variables.SIGNING_KEY_ENCRYPTION_KEY!).all();
     return await new SignJWT({ tenant: 'acme', client_id: 'c', ...claims })
-      .setProtectedHeader({ alg: 'ES256', kid: key!.kid })
+      .setProtectedHeader({ alg: 'ES256', kid: key!.kid, typ: 'at+jwt' })
       .setIssuer(ISSUER)
       .setAudience(audience)
       .setSubject('c')

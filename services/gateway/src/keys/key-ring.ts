@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type JWTVerifyGetKey } from 'jose';
-import type { Logger } from '@rm/service-kit';
+import { ACCESS_TOKEN_TYPE, type Logger } from '@rm/service-kit';
 import { isPublished, keyDue, signingKey, type KeySchedulePolicy } from '../domain/key-schedule.js';
 import type { SigningKeyStore, StoredSigningKey } from '../store/signing-key-store.js';
 
@@ -103,7 +103,7 @@ export function createKeyRing({ store, policy, issuer, audience, tokenLifetimeSe
       const key = signingKey(keys, Date.now());
       if (key === undefined) throw new Error('no signing key is active: the key ring has not loaded');
       const token = await new SignJWT({ tenant, client_id: clientId })
-        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
+        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYPE })
         .setIssuer(issuer)
         .setAudience(audience)
         .setSubject(clientId)
