@@ -21,6 +21,9 @@ const TENANT = 'bench';
 const READS = { 1: 1_000, 32: 3_000 } as const;
 const TOKENS = 120;
 const TOKEN_IN_FLIGHT = [1, 4];
+/** The flooding client's token requests in flight, and the reads measured beside them. */
+const TOKEN_FLOOD_IN_FLIGHT = 64;
+const FLOOD_READS = 1_000;
 const ROOT = join(import.meta.dirname, '..');
 
 export const gatewayBench: Bench = {
@@ -40,6 +43,7 @@ export const gatewayBench: Bench = {
       // the bench is one IP asking for many tokens, and some with wrong secrets on purpose
       TOKEN_RATE_LIMIT: '100000',
       LOGIN_FAILURE_LIMIT: '10000',
+      ...(process.env.BENCH_TOKEN_HASH === undefined ? {} : { TOKEN_HASH_CONCURRENCY: process.env.BENCH_TOKEN_HASH.split(',')[0]!, TOKEN_HASH_QUEUE: process.env.BENCH_TOKEN_HASH.split(',')[1]! }),
     });
     const employees = startProcess('employees', {
       ...common,
@@ -48,6 +52,8 @@ export const gatewayBench: Bench = {
       AUTH_JWKS_URL: `http://127.0.0.1:${gatewayPort}/.well-known/jwks.json`,
       CURSOR_SECRET: 'bench-only-cursor-secret-0123456789abcdef',
       TRUST_PROXY: '127.0.0.1',
+      // required; the bench's employee names no home base, so it is never called
+      HOME_BASES_URL: 'http://127.0.0.1:9/resource-management/v1',
     });
     const toGateway = new Pool(`http://127.0.0.1:${gatewayPort}`, { connections: 64 });
     const toEmployees = new Pool(`http://127.0.0.1:${employeesPort}`, { connections: 64 });
@@ -67,6 +73,12 @@ export const gatewayBench: Bench = {
       const tokenRows: ReportRow[] = [];
       await compareTokens(context, { toGateway, clientId: client.clientId, secret: client.secret }, tokenRows);
       printTable(`Token issuance (scrypt N = 2^${DEFAULT_SECRET_HASH_COST}, r = 8, p = 1) vs the secret check alone; failed logins vs each other`, tokenRows);
+
+      const saturatedRows: ReportRow[] = [];
+      const flooder = { origin: `http://127.0.0.1:${gatewayPort}`, clientId: client.clientId, secret: client.secret };
+      const answers = await compareReadsUnderTokenLoad(context, { toGateway, toEmployees, token }, flooder, saturatedRows);
+      printTable(`API reads through the gateway while one client keeps ${TOKEN_FLOOD_IN_FLIGHT} token requests in flight vs unloaded`, saturatedRows);
+      console.log(`\ntoken requests answered during the loaded series: ${[...answers].map(([status, count]) => `${count}× ${status}`).join(', ')}`);
     } finally {
       await toGateway.close();
       await toEmployees.close();
@@ -124,6 +136,46 @@ async function compareTokens(context: BenchContext, { toGateway, clientId, secre
   const wrongSecret = await measureSeries(context.probe, { label: 'wrong secret of a known client (401)', ops: TOKENS / 2, operation: login(clientId, 'wrong', 401) });
   const unknownClient = await measureSeries(context.probe, { label: 'unknown client (401)', ops: TOKENS / 2, operation: login('no-such-client', 'wrong', 401) });
   rows.push({ result: wrongSecret }, { result: unknownClient, baseline: wrongSecret });
+}
+
+/**
+ * Another tenant's reads through the gateway, unloaded and then while one client floods the token
+ * endpoint (its own connections, TOKEN_FLOOD_IN_FLIGHT requests at once): the secret hashes are bounded
+ * per replica (TOKEN_HASH_CONCURRENCY), the rest answered 503 at once. Returns the flood's answers by status.
+ */
+async function compareReadsUnderTokenLoad(
+  context: BenchContext,
+  { toGateway, token }: Targets,
+  { origin, clientId, secret }: { origin: string; clientId: string; secret: string },
+  rows: ReportRow[],
+): Promise<Map<number, number>> {
+  const read = async () => {
+    const { statusCode, body } = await toGateway.request({ method: 'GET', path: `${BASE}/employee/e-1`, headers: { authorization: `Bearer ${token}` } });
+    await body.dump();
+    if (statusCode !== 200) throw new Error(`GET answered ${statusCode}`);
+  };
+  const baseline = await measureSeries(context.probe, { label: 'GET through the gateway, unloaded', ops: FLOOD_READS, operation: read });
+  const flooding = new Pool(origin, { connections: TOKEN_FLOOD_IN_FLIGHT });
+  const answers = new Map<number, number>();
+  let stop = false;
+  const flood = Array.from({ length: TOKEN_FLOOD_IN_FLIGHT }, async () => {
+    while (!stop) {
+      const { status } = await tokenRequest(flooding, clientId, secret);
+      answers.set(status, (answers.get(status) ?? 0) + 1);
+    }
+  });
+  try {
+    // the flood at full strength first
+    await sleep(1_000);
+    answers.clear();
+    const result = await measureSeries(context.probe, { label: 'GET through the gateway, token endpoint flooded', ops: FLOOD_READS, operation: read });
+    rows.push({ result: baseline }, { result, baseline });
+  } finally {
+    stop = true;
+    await Promise.all(flood);
+    await flooding.close();
+  }
+  return answers;
 }
 
 /** A token request by HTTP Basic: its status, and the token when there is one. */

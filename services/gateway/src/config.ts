@@ -32,10 +32,12 @@ export const gatewayConfigSpec = {
 
   /**
    * Client-secret hashes (scrypt, 32 MiB each) one replica runs at once, and how many more may wait;
-   * beyond them the token endpoint answers 503 with Retry-After. Two of libuv's four threads at most.
+   * beyond them the token endpoint answers 503 with Retry-After. One at a time leaves the other core
+   * of the pod's two to the API; a queue rather than quick 503s, which a client retrying at once turns
+   * into a busy loop (bench/README.md, gateway).
    */
-  TOKEN_HASH_CONCURRENCY: { type: 'int', min: 1, max: 64, default: 2 },
-  TOKEN_HASH_QUEUE: { type: 'int', min: 0, max: 10_000, default: 32 },
+  TOKEN_HASH_CONCURRENCY: { type: 'int', min: 1, max: 64, default: 1 },
+  TOKEN_HASH_QUEUE: { type: 'int', min: 0, max: 10_000, default: 64 },
   /** Token requests accepted per source IP in any one second, across every replica (spec: 50); the rest get 429. */
   TOKEN_RATE_LIMIT: { type: 'int', min: 1, max: 100_000, default: 50 },
   /** Failed logins from one IP within LOGIN_FAILURE_WINDOW_MS that block it. */

@@ -41,7 +41,8 @@ const pairing = (combinations: Map<string, { transport_resource_ids: string[] }>
   Object.fromEntries([...combinations].map(([id, combination]) => [id, combination.transport_resource_ids]).sort());
 
 describe('scale-out', () => {
-  it('spreads the partitions over two replicas, and one takes them all over when the other stops', async () => {
+  // lease rounds, a start, a stop and a takeover: seconds on an idle machine, many on a loaded one
+  it('spreads the partitions over two replicas, and one takes them all over when the other stops', { timeout: 90_000 }, async () => {
     const first = world.harness;
     await waitFor('the first replica holds every partition', async () => (await owners(first)).size === 4);
     const second = await world.startReplica({ MONGO_DB: first.env.variables.MONGO_DB! });
