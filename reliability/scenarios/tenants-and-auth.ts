@@ -168,7 +168,8 @@ async function bruteForce(suite: SuiteStack, tenant: SuiteTenant, tally: StatusT
   const bystander = await login(tenant.secret, address());
   for (const response of [rightSecret, apiCall, bystander]) tally.record(response?.status);
   if (rightSecret !== undefined) findings.push(finding('blocked address got a token', `POST /oauth2/token, ${attacker}`, rightSecret));
-  if (apiCall !== undefined) findings.push(finding('blocked address got an API answer', `GET /ping from ${attacker}`, apiCall));
+  // the block is the token endpoint's: probes, the key set and the API answer a blocked address
+  if (apiCall?.status !== 200) findings.push(finding('blocked address lost the API', `GET /ping from ${attacker}`, apiCall));
   if (bystander?.status !== 200) findings.push(finding('another address was refused', 'POST /oauth2/token, right secret', bystander));
 
   // the rate: a burst of malformed token requests (no secret to hash, no failed login) from one address
@@ -192,7 +193,7 @@ async function bruteForce(suite: SuiteStack, tenant: SuiteTenant, tally: StatusT
   for (const response of limited.slice(0, 1)) findings.push(...checkResponse({ method: 'POST', path: '/oauth2/token' }, response!));
   return [
     ['failed logins before the address was blocked', blockedAfter ?? `not blocked after ${LOGIN_FAILURE_LIMIT + 5}`],
-    ['blocked address, right secret / API call', `${rightSecret?.status ?? 'connection closed'} / ${apiCall?.status ?? 'closed'}`],
+    ['blocked address, right secret / API call', `${rightSecret?.status ?? 'connection closed'} / ${apiCall?.status ?? 'connection closed'}`],
     ['another address meanwhile', bystander?.status ?? 'connection closed'],
     ['80 token requests at once from one address: 429s', limited.length],
   ];
