@@ -34,7 +34,8 @@ export type BatchEventHandler = (
  * decided, say): the batch's events are acknowledged once it is done. If it fails with a database
  * outage, the batch is handled again once the database answers, as a handler's outage would be; any
  * other failure sends the batch's events back. A handler that hands one back keeps its later batches
- * from building on a failed one (their completions fail too).
+ * from building on a failed one (their completions fail too), and keeps its own versions (no ledger:
+ * the runner would count the versions of a batch whose work then failed as applied for the next one).
  */
 export interface BatchCompletion {
   completed: Promise<void>;
