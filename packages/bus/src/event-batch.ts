@@ -128,7 +128,7 @@ async function handleMessages(
   let invalid = 0;
   for (const msg of messages) {
     const log = processing.logger.child({ subject: msg.subject, stream_sequence: msg.info.streamSequence, deliveries: msg.info.deliveryCount });
-    const parsed = parseEvent(msg.string(), processing.validate);
+    const parsed = parseEvent(msg.string(), processing.validate, msg.subject);
     const trace = traces.get(msg) as MessageTrace;
     if ('error' in parsed) {
       markFailed(trace.span, parsed.error);

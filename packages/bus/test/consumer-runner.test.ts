@@ -397,7 +397,7 @@ describe('consumer runner', () => {
     expect(record.event).toContain(event.id);
   });
 
-  it('dead-letters a message that is not a valid event without calling the handler', async () => {
+  it('dead-letters a message that is not a valid event, or not of its subject\'s tenant and type, without calling the handler', async () => {
     const calls: string[] = [];
     const durable = await startRunner(async (event) => void calls.push(event.id), { entity: 'gadget' });
     const subject = `rm.${service}.tenant-a.gadget.created`;
@@ -421,6 +421,16 @@ describe('consumer runner', () => {
     await publishEvent(js, subject, badData, uniqueName('bad-data'));
     const broken = await waitFor('the third dead-letter record', nextRecord(invalid.stream_sequence));
     expect(broken).toMatchObject({ deliveries: 1, error: expect.stringContaining("must have required property 'key'") });
+
+    // valid events, but of another tenant or type than the subject they came on: forged
+    const otherTenant = { ...event, type: 'gadget.created', tenant: 'tenant-b' };
+    await publishEvent(js, subject, otherTenant, uniqueName('other-tenant'));
+    const forged = await waitFor('the fourth dead-letter record', nextRecord(broken.stream_sequence));
+    expect(forged).toMatchObject({ deliveries: 1, error: expect.stringContaining(`tenant 'tenant-b' is not the tenant of its subject ${subject}`) });
+    const otherType = { ...event, type: 'gadget.deleted' };
+    await publishEvent(js, subject, otherType, uniqueName('other-type'));
+    const retyped = await waitFor('the fifth dead-letter record', nextRecord(forged.stream_sequence));
+    expect(retyped).toMatchObject({ deliveries: 1, error: expect.stringContaining(`type 'gadget.deleted' is not the type of its subject ${subject}`) });
 
     await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
     expect(calls).toEqual([]);
