@@ -43,7 +43,7 @@ export const gatewayBench: Bench = {
       // the bench is one IP asking for many tokens, and some with wrong secrets on purpose
       TOKEN_RATE_LIMIT: '100000',
       LOGIN_FAILURE_LIMIT: '10000',
-      ...(process.env.BENCH_TOKEN_HASH === undefined ? {} : { TOKEN_HASH_CONCURRENCY: process.env.BENCH_TOKEN_HASH.split(',')[0]!, TOKEN_HASH_QUEUE: process.env.BENCH_TOKEN_HASH.split(',')[1]! }),
+      ...tokenHashSettings(process.env.BENCH_TOKEN_HASH),
     });
     const employees = startProcess('employees', {
       ...common,
@@ -93,12 +93,22 @@ interface Targets {
   token: string;
 }
 
+/** `<concurrency>,<queue>` (BENCH_TOKEN_HASH) as the gateway's TOKEN_HASH_CONCURRENCY and TOKEN_HASH_QUEUE; none: its defaults. */
+function tokenHashSettings(setting: string | undefined): Record<string, string> {
+  if (setting === undefined) return {};
+  const [concurrency = '', queue = ''] = setting.split(',');
+  return { TOKEN_HASH_CONCURRENCY: concurrency, TOKEN_HASH_QUEUE: queue };
+}
+
+/** An authenticated GET of the bench's employee; fails unless it answers 200. */
+async function readEmployee(pool: Pool, token: string): Promise<void> {
+  const { statusCode, body } = await pool.request({ method: 'GET', path: `${BASE}/employee/e-1`, headers: { authorization: `Bearer ${token}` } });
+  await body.dump();
+  if (statusCode !== 200) throw new Error(`GET answered ${statusCode}`);
+}
+
 async function compareReads(context: BenchContext, { toGateway, toEmployees, token }: Targets, rows: ReportRow[]): Promise<void> {
-  const read = (pool: Pool) => async () => {
-    const { statusCode, body } = await pool.request({ method: 'GET', path: `${BASE}/employee/e-1`, headers: { authorization: `Bearer ${token}` } });
-    await body.dump();
-    if (statusCode !== 200) throw new Error(`GET answered ${statusCode}`);
-  };
+  const read = (pool: Pool) => () => readEmployee(pool, token);
   await warmUp({ ops: 200, concurrency: 8, operation: read(toEmployees) });
   await warmUp({ ops: 200, concurrency: 8, operation: read(toGateway) });
   for (const concurrency of [1, 32] as const) {
@@ -141,7 +151,8 @@ async function compareTokens(context: BenchContext, { toGateway, clientId, secre
 /**
  * Another tenant's reads through the gateway, unloaded and then while one client floods the token
  * endpoint (its own connections, TOKEN_FLOOD_IN_FLIGHT requests at once): the secret hashes are bounded
- * per replica (TOKEN_HASH_CONCURRENCY), the rest answered 503 at once. Returns the flood's answers by status.
+ * per replica (TOKEN_HASH_CONCURRENCY), TOKEN_HASH_QUEUE more wait, the rest are answered 503. Returns
+ * the flood's answers by status.
  */
 async function compareReadsUnderTokenLoad(
   context: BenchContext,
@@ -149,11 +160,7 @@ async function compareReadsUnderTokenLoad(
   { origin, clientId, secret }: { origin: string; clientId: string; secret: string },
   rows: ReportRow[],
 ): Promise<Map<number, number>> {
-  const read = async () => {
-    const { statusCode, body } = await toGateway.request({ method: 'GET', path: `${BASE}/employee/e-1`, headers: { authorization: `Bearer ${token}` } });
-    await body.dump();
-    if (statusCode !== 200) throw new Error(`GET answered ${statusCode}`);
-  };
+  const read = () => readEmployee(toGateway, token);
   const baseline = await measureSeries(context.probe, { label: 'GET through the gateway, unloaded', ops: FLOOD_READS, operation: read });
   const flooding = new Pool(origin, { connections: TOKEN_FLOOD_IN_FLIGHT });
   const answers = new Map<number, number>();
