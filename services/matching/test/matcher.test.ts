@@ -348,6 +348,22 @@ describe('restore', () => {
     expect(pairs(matcher)).toEqual({ kept: 't1', new: 't1' });
     expect(changes).toEqual([deleted('broken', 't2'), created('new', 't1')]);
   });
+
+  it('changes nothing of the state a replica left, though two shifts it left waiting could together replace a stored one', () => {
+    // a counterexample of the property test: s3 takes r0 from s0, then s7 comes; neither s0 nor s7 alone beats s3
+    const matcher = createMatcher();
+    matcher.upsertResource(truck('r0'));
+    matcher.upsertSnapshot(shift('s0', { window: [4, 6], mandatory: true }));
+    matcher.upsertSnapshot(shift('s2', { window: [5, 6] }));
+    matcher.upsertSnapshot(shift('s3', { window: [1, 5], mandatory: true }));
+    matcher.upsertResource(truck('r4', { unavailable: [[0, 5]] }));
+    matcher.upsertSnapshot(shift('s7', { window: [1, 2], mandatory: true }));
+    expect(pairs(matcher)).toEqual({ s2: 'r0', s3: 'r0' });
+
+    const replica = createMatcher();
+    expect(replica.restore(matcher.state())).toEqual([]);
+    expect(pairs(replica)).toEqual({ s2: 'r0', s3: 'r0' });
+  });
 });
 
 describe('greedy', () => {

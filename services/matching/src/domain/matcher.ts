@@ -65,7 +65,8 @@ export interface Matcher {
   setFrozen(frozen: readonly FrozenCombination[]): CombinationChange[];
   /**
    * Loads a stored state into an empty matcher (a replica taking over a tenant): stored combinations that
-   * are still feasible are kept, the others deleted, and the shifts left waiting are matched.
+   * are still feasible are kept, the others deleted, and the shifts left waiting are matched around the
+   * kept ones, which are neither moved nor taken apart.
    */
   restore(state: MatchingState): CombinationChange[];
   combinationOf(availabilityId: string): Combination | undefined;
@@ -171,6 +172,8 @@ class IncrementalMatcher implements Matcher {
   private readonly before = new Map<string, Combination | undefined>();
   private readonly toPlace = { mandatory: [] as string[], optional: [] as string[] };
   private readonly freed: Freed[] = [];
+  /** While restoring: the stored combinations kept, which placing the waiting shifts neither moves nor takes apart. */
+  private readonly kept = new Set<string>();
   /** Per key: the revision of the last input change under it; the revision counts them. */
   private readonly changedAt = new Map<string, number>();
   private inputChanges = 0;
@@ -253,7 +256,7 @@ class IncrementalMatcher implements Matcher {
   }
 
   restore(state: MatchingState): CombinationChange[] {
-    return this.operation(() => {
+    const changes = this.operation(() => {
       for (const resource of state.resources) {
         this.resources.set(resource.id, resource);
         this.indexResource(resource);
@@ -269,10 +272,16 @@ class IncrementalMatcher implements Matcher {
         const resourceId = combination.transportResourceId;
         if (shift === undefined || this.assigned.has(shift.availabilityId) || this.isDeployed(shift)) continue;
         const resource = this.resources.get(resourceId);
-        if (resource !== undefined && this.isFree(shift, resource)) this.assign(shift, resourceId);
+        if (resource === undefined || !this.isFree(shift, resource)) continue;
+        this.assign(shift, resourceId);
+        this.kept.add(shift.availabilityId);
       }
+      // an operation retries only the waiting shifts near its change, within the limits: retried all at once,
+      // they could take kept combinations apart even in the very state a replica left
       for (const shift of [...this.shifts.values()].sort(comparePriority)) this.enqueue(shift);
     });
+    this.kept.clear();
+    return changes;
   }
 
   combinationOf(availabilityId: string): Combination | undefined {
@@ -395,6 +404,7 @@ class IncrementalMatcher implements Matcher {
         if (--search.budget < 0) break;
         if (resource.id === this.assigned.get(mover.availabilityId)) continue;
         const step = this.stepOnto(resource.id, mover, moves, evict);
+        if (step === undefined) continue;
         const blocker = step.mustMove[0];
         if (step.mustMove.length === 1 && blocker !== undefined) {
           if (movers(step.path) > this.limits.augmentDepth || visited.has(blocker.availabilityId)) continue;
@@ -412,9 +422,13 @@ class IncrementalMatcher implements Matcher {
     return undefined;
   }
 
-  /** The mover takes the resource: optional shifts in its way give way when evicting; the others must move on. */
+  /**
+   * The mover takes the resource: optional shifts in its way give way when evicting; the others must move
+   * on. None when a kept combination is in its way.
+   */
   private stepOnto(resourceId: string, mover: AvailableEmployee, moves: readonly Move[], evict: boolean) {
     const blocking = this.occupants(resourceId, mover, moves);
+    if (blocking.some((other) => this.kept.has(other.availabilityId))) return undefined;
     const evicted = evict ? blocking.filter((other) => !other.mandatory) : [];
     const mustMove = evict ? blocking.filter((other) => other.mandatory) : blocking;
     return { mustMove, path: [...moves, ...evicted.map((shift): Move => ({ shift })), { shift: mover, to: resourceId }] };
@@ -432,7 +446,7 @@ class IncrementalMatcher implements Matcher {
         if (--search.budget < 0) return undefined;
         if (resource.id === from) continue;
         const step = this.stepOnto(resource.id, shift, extended, search.evict);
-        if (step.mustMove.length > 0 || (found !== undefined && evictions(step.path) >= evictions(found))) continue;
+        if (step === undefined || step.mustMove.length > 0 || (found !== undefined && evictions(step.path) >= evictions(found))) continue;
         found = step.path;
         if (evictions(found) === evictions(extended)) break;
       }
@@ -457,6 +471,7 @@ class IncrementalMatcher implements Matcher {
   private repack(shift: AvailableEmployee, candidates: readonly TransportResourceView[]): void {
     for (const resource of candidates) {
       const blocking = this.occupants(resource.id, shift);
+      if (blocking.some((other) => this.kept.has(other.availabilityId))) continue;
       const region = blocking.reduce((span, other) => hull(span, other.window), shift.window);
       const fitsAmongTheRest = (other: AvailableEmployee) =>
         canCombine(other, resource) &&
@@ -495,7 +510,7 @@ class IncrementalMatcher implements Matcher {
     let moves = 0;
     for (const shift of this.betterOn(resource, inRange)) {
       if (moves >= this.limits.retriesPerFreedResource) break;
-      if (!this.assigned.has(shift.availabilityId) || !this.isFree(shift, resource)) continue;
+      if (!this.assigned.has(shift.availabilityId) || this.kept.has(shift.availabilityId) || !this.isFree(shift, resource)) continue;
       this.unassign(shift);
       this.assign(shift, resourceId);
       moves++;
