@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { findFreePort } from '@rm/testkit';
+import { findFreePort, testNatsPassword } from '@rm/testkit';
 import { DEFAULT_SECRET_HASH_COST, hashClientSecret, verifyClientSecret } from '../services/gateway/dist/domain/client-secret.js';
 import { createClientRegistry } from '../services/gateway/dist/store/client-registry.js';
 import type { Bench, BenchContext } from './lib/bench.ts';
@@ -32,7 +32,7 @@ export const gatewayBench: Bench = {
     const gatewayPort = await findFreePort();
     const employeesPort = await findFreePort();
     const gatewayDb = context.database('bench_gateway');
-    const common = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', MONGO_URL: process.env.MONGO_URL!, NATS_URL: process.env.NATS_URL!, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: 'resource-management' };
+    const common = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', MONGO_URL: process.env.MONGO_URL!, NATS_URL: process.env.NATS_URL!, NATS_PASSWORD: testNatsPassword(), AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: 'resource-management' };
     // Separate processes, as deployed: the bench's client does not share their event loops.
     const gateway = startProcess('gateway', {
       ...common,

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventSubject, type EntityEvents, type EventEnvelope } from '@rm/contracts';
-import { findFreePort, startNatsServer, type TestServiceEnv } from '@rm/testkit';
+import { findFreePort, startNatsServer, testNatsAdmin, type TestServiceEnv } from '@rm/testkit';
 import { INPUT_EVENTS, INPUTS_STREAM } from '../services/matching/dist/events.js';
 import { TenantMatching, type Input } from '../services/matching/dist/domain/tenant-matching.js';
 import type { Bench } from './lib/bench.ts';
@@ -40,7 +40,7 @@ export const matchingServiceBench: Bench = {
 
     // a nats-server of its own: the engine copies every owner's stream, and nothing else should be in them
     const nats = await startNatsServer();
-    const client = await connect({ servers: nats.url });
+    const client = await connect({ servers: nats.url, ...testNatsAdmin() });
     const env = await benchServiceEnv('bench_matching', { NATS_URL: nats.url });
     const replayEnv = await benchServiceEnv('bench_matching_replay', { NATS_URL: nats.url });
     const engines: Engine[] = [];

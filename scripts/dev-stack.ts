@@ -2,7 +2,7 @@
 // and nats-server, starts every built service with prefixed logs behind the gateway, waits until each
 // is ready, seeds the demo tenant and client, prints how to get a token and call the API, and stops
 // everything it started on Ctrl-C.
-import { describeServers, startRunServers } from '@rm/testkit';
+import { describeServers, startRunServers, TEST_NATS_ADMIN, testNatsPassword } from '@rm/testkit';
 import { startStack, BASE_PATH, type ServiceName, type Stack } from './stack.ts';
 
 /** Fixed local ports, so that URLs stay the same from run to run. */
@@ -19,6 +19,8 @@ const DEMO_TENANT = process.env.RM_DEMO_TENANT ?? 'demo';
 const DEMO_CLIENT_ID = process.env.RM_DEMO_CLIENT_ID ?? 'demo-client';
 const DEMO_CLIENT_SECRET = process.env.RM_DEMO_CLIENT_SECRET ?? 'demo-secret-for-local-use-only';
 const ADMIN_TOKEN = process.env.ADMIN_TOKEN ?? 'dev-only-operators-token-never-in-production';
+// the password of every NATS user of a nats-server started here (each service's, and the admin's)
+process.env.RM_TEST_NATS_PASSWORD ??= 'dev-only-nats-password-never-in-production';
 
 const servers = await startRunServers();
 let stack: Stack | undefined;
@@ -33,6 +35,7 @@ try {
     ...servers,
     ports: SERVICE_PORTS,
     logLevel: process.env.LOG_LEVEL,
+    natsPassword: testNatsPassword(),
     cursorSecret: process.env.CURSOR_SECRET,
     adminToken: ADMIN_TOKEN,
     signingKeyEncryptionKey: process.env.SIGNING_KEY_ENCRYPTION_KEY ?? 'dev-only-signing-key-encryption-key-never-in-production',
@@ -70,6 +73,9 @@ function printWelcome({ services, origins }: Stack): void {
     '',
     'Every service at one look (ADMIN_TOKEN):',
     `  curl -H 'Authorization: Bearer ${ADMIN_TOKEN}' ${GATEWAY}/admin/health`,
+    '',
+    `NATS (${servers.natsUrl}) refuses anonymous clients; each service is a user of its name, and the`,
+    `admin may do anything: user ${TEST_NATS_ADMIN}, password ${testNatsPassword()} (RM_TEST_NATS_PASSWORD).`,
     '',
     'Ctrl-C stops everything this started.',
     '',

@@ -25,6 +25,8 @@ export interface StackOptions extends TestServerUrls {
   /** Each service's database; default its name with `_` for `-`. */
   database?(service: ServiceName): string;
   logLevel?: string;
+  /** The password of every service's NATS user (each connects as its name): the run's servers' (testkit). */
+  natsPassword: string;
   cursorSecret?: string;
   adminToken: string;
   signingKeyEncryptionKey: string;
@@ -89,6 +91,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // six services on a FerretDB stay under its PostgreSQL connections (testkit's ferretdb-storage.ts)
     MONGO_MAX_POOL_SIZE: '4',
     NATS_URL: options.natsUrl,
+    NATS_PASSWORD: options.natsPassword,
     AUTH_JWKS_URL: `${gateway}/.well-known/jwks.json`,
     AUTH_ISSUER: gateway,
     AUTH_AUDIENCE: 'resource-management',

@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createLogger, type Logger } from '@rm/service-kit';
-import { uniqueName, type TestServerUrls } from '@rm/testkit';
+import { testNatsAdmin, uniqueName, type TestServerUrls } from '@rm/testkit';
 import { MongoClient, type Db } from 'mongodb';
 import { createMemoryProbe, type MemoryProbe } from './memory.ts';
 
@@ -32,7 +32,7 @@ export interface OpenBenchContext extends BenchContext {
 export async function openBenchContext(servers: TestServerUrls, logLevel = 'silent'): Promise<OpenBenchContext> {
   const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
   await mongo.connect();
-  const nc = await connect({ servers: servers.natsUrl });
+  const nc = await connect({ servers: servers.natsUrl, ...testNatsAdmin() });
   const jsm = await jetstreamManager(nc);
   const databases: Db[] = [];
   const streams: string[] = [];

@@ -2,7 +2,7 @@
 // ports with fresh databases, with the suite's tenants, tokens and the services' error lines.
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { uniqueName, type TestServerUrls } from '@rm/testkit';
+import { testNatsPassword, uniqueName, type TestServerUrls } from '@rm/testkit';
 import { startStack, type ServiceName, type Stack } from '../../scripts/stack.ts';
 
 export { BASE_PATH, type ServiceName } from '../../scripts/stack.ts';
@@ -48,6 +48,7 @@ export async function startSuiteStack(servers: TestServerUrls, { echoLogs = fals
     ...servers,
     database: (name) => uniqueName(`rel_${name}`),
     logLevel: 'warn',
+    natsPassword: testNatsPassword(),
     cursorSecret: randomBytes(32).toString('hex'),
     adminToken: randomBytes(32).toString('hex'),
     signingKeyEncryptionKey,

@@ -1,8 +1,9 @@
 import type { JetStreamClient, JetStreamManager, StreamInfo } from '@nats-io/jetstream';
+import { DEAD_LETTER_STREAM } from '@rm/nats-access';
 import { declareStream } from './stream-declaration.js';
 
 /** The one stream that keeps every event a consumer gave up on, for people to inspect and replay. */
-export const DEAD_LETTER_STREAM = { name: 'RM_DEAD_LETTERS', subjects: ['rm.dead-letter.>'] };
+export { DEAD_LETTER_STREAM };
 
 const DEAD_LETTER_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 

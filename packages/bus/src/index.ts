@@ -1,4 +1,4 @@
-export { connectNats, type NatsConnectionOptions } from './nats-connection.js';
+export { connectNats, natsAccess, type NatsAccess, type NatsConnectionOptions } from './nats-connection.js';
 export {
   declareStream,
   declareServiceStream,

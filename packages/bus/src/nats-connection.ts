@@ -1,10 +1,34 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect, type NatsConnection, type Status } from '@nats-io/transport-node';
+import { connect, nkeyAuthenticator, type ConnectionOptions, type NatsConnection, type Status } from '@nats-io/transport-node';
+import { inboxPrefix } from '@rm/nats-access';
 import type { Logger } from 'pino';
 import { NatsConnectError } from './errors.js';
 
+/** Who connects (a user of @rm/nats-access's grants) and how it proves it. */
+export interface NatsAccess {
+  user: string;
+  /** Development and tests. */
+  password?: string;
+  /** Production: an nkey user seed (`SU…`), whose public key the server holds. */
+  nkeySeed?: string;
+  /** The CA that signed the server's certificate: the connection then requires TLS. */
+  tlsCaFile?: string;
+}
+
+/** The access that the NATS_* variables (service-kit's natsConfigSpec) describe. */
+export function natsAccess(config: { NATS_USER: string; NATS_PASSWORD?: string | undefined; NATS_NKEY_SEED?: string | undefined; NATS_TLS_CA_FILE?: string | undefined }): NatsAccess {
+  return {
+    user: config.NATS_USER,
+    ...(config.NATS_PASSWORD === undefined ? {} : { password: config.NATS_PASSWORD }),
+    ...(config.NATS_NKEY_SEED === undefined ? {} : { nkeySeed: config.NATS_NKEY_SEED }),
+    ...(config.NATS_TLS_CA_FILE === undefined ? {} : { tlsCaFile: config.NATS_TLS_CA_FILE }),
+  };
+}
+
 export interface NatsConnectionOptions {
   servers: string | string[];
+  /** Unset: anonymous, which a server with authorization refuses (tests of that). */
+  access?: NatsAccess;
   /** Client name shown in the server's connection list (the service name). */
   name: string;
   logger: Logger;
@@ -17,12 +41,12 @@ export interface NatsConnectionOptions {
  * Connects to NATS, retrying a few times as the database connection does, then reconnecting forever
  * after the first success; logs connection changes.
  */
-export async function connectNats({ servers, name, logger, attempts = 30, retryDelayMs = 1000 }: NatsConnectionOptions): Promise<NatsConnection> {
+export async function connectNats({ servers, access, name, logger, attempts = 30, retryDelayMs = 1000 }: NatsConnectionOptions): Promise<NatsConnection> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       // noAsyncTraces: each publish and request otherwise builds an Error for its call site, a tenth of
       // the matching engine's time outside its matcher during a bulk import (bench/README.md)
-      const nc = await connect({ servers, name, maxReconnectAttempts: -1, noAsyncTraces: true });
+      const nc = await connect({ servers, name, maxReconnectAttempts: -1, noAsyncTraces: true, ...(access === undefined ? {} : accessOptions(access)) });
       logger.info({ server: nc.getServer(), attempt }, 'nats connected');
       void logStatus(nc, logger);
       return nc;
@@ -32,6 +56,15 @@ export async function connectNats({ servers, name, logger, attempts = 30, retryD
       await sleep(retryDelayMs);
     }
   }
+}
+
+function accessOptions({ user, password, nkeySeed, tlsCaFile }: NatsAccess): ConnectionOptions {
+  return {
+    // its permissions allow it to subscribe to its own inboxes only
+    inboxPrefix: inboxPrefix(user),
+    ...(nkeySeed === undefined ? { user, pass: password } : { authenticator: nkeyAuthenticator(new TextEncoder().encode(nkeySeed)) }),
+    ...(tlsCaFile === undefined ? {} : { tls: { caFile: tlsCaFile } }),
+  };
 }
 
 async function logStatus(nc: NatsConnection, logger: Logger): Promise<void> {

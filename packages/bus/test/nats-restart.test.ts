@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectTestMongo, startNatsServer, uniqueName, waitFor, type NatsServerHandle, type TestMongo } from '@rm/testkit';
+import { connectTestMongo, startNatsServer, TEST_NATS_ADMIN, testNatsPassword, uniqueName, waitFor, type NatsServerHandle, type TestMongo } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectNats,
@@ -39,7 +39,7 @@ describe('NATS stopped and started again in the middle of a stream of writes', (
 
   it('every event arrives afterwards', { timeout: 120_000 }, async () => {
     const logger = silentLogger();
-    nc = await connectNats({ servers: server.url, name: 'bus-restart-test', logger });
+    nc = await connectNats({ servers: server.url, access: { user: TEST_NATS_ADMIN, password: testNatsPassword() }, name: 'bus-restart-test', logger });
     const js = jetstream(nc);
     const service = uniqueName('restart').toLowerCase();
     const stream = (await declareServiceStream(await jetstreamManager(nc), service)).config.name;

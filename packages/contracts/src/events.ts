@@ -58,7 +58,5 @@ export function entitySubjects(events: EntityEvents): string {
   return `rm.${events.service}.*.${events.entity}.*`;
 }
 
-/** Stream that holds every event one service publishes: `RM_<SERVICE>` over `rm.<service>.>`. */
-export function serviceStream(service: string): { name: string; subjects: string[] } {
-  return { name: `RM_${service.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`, subjects: [`rm.${service}.>`] };
-}
+// named where the NATS users' grants are, which name the streams too
+export { serviceStream } from '@rm/nats-access';

@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { createEventValidator, entitySubjects, serviceStream, type AppliedVersions } from '@rm/contracts';
-import { connectNats, createConsumerRunner, createOutboxRelay, declareServiceStream, type ConsumerRunner } from '@rm/bus';
+import { connectNats, createConsumerRunner, natsAccess, createOutboxRelay, declareServiceStream, type ConsumerRunner } from '@rm/bus';
 import type { DestinationStream } from 'pino';
 import {
   createCursorCodec,
@@ -70,7 +70,7 @@ export async function startService<Collections, Spec extends ConfigSpec>(
   options: StartServiceOptions = {},
 ): Promise<RunningService<Collections, Spec>> {
   const { env = process.env, listen = true, signals = [], onShutdownTimeout = () => undefined, logDestination, version } = options;
-  const defaults = { PORT: definition.port, MONGO_DB: definition.name.replaceAll('-', '_'), SERVICE_VERSION: version };
+  const defaults = { PORT: definition.port, MONGO_DB: definition.name.replaceAll('-', '_'), NATS_USER: definition.name, SERVICE_VERSION: version };
   const spec = { ...serviceConfigSpec(defaults), ...definition.config };
   const config = readConfig(spec, env) as ServiceConfig<Spec>;
   // the runtime reads only the common variables: their types do not depend on the service's own
@@ -98,7 +98,7 @@ export async function startService<Collections, Spec extends ConfigSpec>(
       ...retry,
     });
     opened.unshift({ name: 'mongodb', run: () => mongo.client.close() });
-    const nc = await connectNats({ servers: settings.NATS_URL, name: definition.name, logger, ...retry });
+    const nc = await connectNats({ servers: settings.NATS_URL, access: natsAccess(settings), name: definition.name, logger, ...retry });
     opened.unshift({ name: 'nats', run: () => nc.drain() });
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);

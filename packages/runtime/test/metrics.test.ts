@@ -3,7 +3,7 @@ import { createTestServiceEnv, parseMetricSamples, startNatsServer, uniqueName, 
 import type { NatsServerHandle, TestServiceEnv } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineService, startService, type RunningService } from '../src/index.js';
-import { GADGET_EVENTS, gadgetsService } from './fixtures/gadgets-service.js';
+import { GADGET_EVENTS, GADGETS_NATS_USER, gadgetsService } from './fixtures/gadgets-service.js';
 
 const BASE = '/resource-management/v1';
 const INSPECTIONS = 'gadgets-inspections';
@@ -56,7 +56,7 @@ describe('a service\'s metrics', () => {
   beforeAll(async () => {
     // a NATS server of its own, which the outbox test takes away
     nats = await startNatsServer();
-    env = await createTestServiceEnv('runtime_metrics', { NATS_URL: nats.url, SERVICE_VERSION: '9.9.9' });
+    env = await createTestServiceEnv('runtime_metrics', { ...GADGETS_NATS_USER, NATS_URL: nats.url, SERVICE_VERSION: '9.9.9' });
     service = await startService(inspectedGadgetsService, { env: env.variables, listen: false });
   });
 

@@ -9,7 +9,7 @@ import { APPLIED_VERSIONS_COLLECTION, IDEMPOTENCY_KEYS_COLLECTION } from '@rm/st
 import { connectTestNats, createTestServiceEnv, findFreePort, uniqueName, waitFor, type TestServiceEnv } from '@rm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../src/index.js';
-import { gadgetsService } from './fixtures/gadgets-service.js';
+import { GADGETS_NATS_USER, gadgetsService } from './fixtures/gadgets-service.js';
 
 const BASE = '/resource-management/v1';
 
@@ -32,7 +32,7 @@ describe('a service run from its definition', () => {
   const logs = logLines();
 
   beforeAll(async () => {
-    env = await createTestServiceEnv('runtime', { LOG_LEVEL: 'info', MAINTENANCE_INTERVAL_MS: '1000', GADGET_LABEL: 'widget-like gadget' });
+    env = await createTestServiceEnv('runtime', { ...GADGETS_NATS_USER, LOG_LEVEL: 'info', MAINTENANCE_INTERVAL_MS: '1000', GADGET_LABEL: 'widget-like gadget' });
     service = await startService(gadgetsService, { env: env.variables, listen: false, logDestination: logs.destination });
   });
 
@@ -130,6 +130,7 @@ describe('starting and stopping', () => {
 
   it('closes what it opened when NATS cannot be reached', async () => {
     const env = await createTestServiceEnv('runtime_failed', {
+      ...GADGETS_NATS_USER,
       NATS_URL: `nats://127.0.0.1:${await findFreePort()}`,
       CONNECT_ATTEMPTS: '2',
       CONNECT_RETRY_DELAY_MS: '10',
@@ -147,7 +148,7 @@ describe('starting and stopping', () => {
   // Reproduced before the fix: the consumers started before the failing one kept running (their
   // heartbeat timer alone kept the process alive).
   it('stops the consumers it had started when a later one fails, so that nothing is left running', async () => {
-    const env = await createTestServiceEnv('runtime_consumers');
+    const env = await createTestServiceEnv('runtime_consumers', GADGETS_NATS_USER);
     try {
       const child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/failed-start.fixture.ts', import.meta.url))], {
         env: { ...process.env, ...env.variables },
@@ -167,7 +168,7 @@ describe('starting and stopping', () => {
   });
 
   it('shuts down in order: HTTP, consumers, maintenance, relay, NATS, MongoDB', async () => {
-    const env = await createTestServiceEnv('runtime_stop', { LOG_LEVEL: 'info' });
+    const env = await createTestServiceEnv('runtime_stop', { ...GADGETS_NATS_USER, LOG_LEVEL: 'info' });
     const logs = logLines();
     const service = await startService(gadgetsService, { env: env.variables, logDestination: logs.destination });
     try {

@@ -119,10 +119,28 @@ function parseInteger(name: string, raw: string, min: number | undefined, max: n
   return { problem: `${name} must be ${kind}${range}, got '${raw}'` };
 }
 
+/**
+ * Where NATS is and who connects: the service's user (@rm/nats-access) with its password (development
+ * and tests) or nkey seed (production), over TLS checked against NATS_TLS_CA_FILE when set.
+ */
+export function natsConfigSpec(defaults: { NATS_USER: string }) {
+  return {
+    NATS_USER: { type: 'string', default: defaults.NATS_USER, pattern: /^[A-Za-z0-9_-]{1,64}$/, hint: 'a user name of 1 to 64 letters, digits, _ or -' },
+    NATS_PASSWORD: { type: 'secret' },
+    /** An nkey user seed (`SU…`): the server holds only its public key. */
+    NATS_NKEY_SEED: { type: 'secret', minLength: 58 },
+    NATS_TLS_CA_FILE: { type: 'string' },
+  } as const satisfies ConfigSpec;
+}
+
+export const NATS_URL_PROTOCOLS = ['nats:', 'tls:', 'ws:', 'wss:'] as const;
+
 /** Per-service defaults of the common variables. */
 export interface ServiceConfigDefaults {
   PORT: number;
   MONGO_DB: string;
+  /** The NATS user it connects as: the service's name. */
+  NATS_USER: string;
   /** The running version (runMain: its package's version). */
   SERVICE_VERSION?: string;
 }
@@ -158,7 +176,8 @@ export function serviceConfigSpec(defaults: ServiceConfigDefaults) {
     MONGO_MAX_POOL_SIZE: { type: 'int', min: 1, max: 1_000, default: 8 },
     /** Between passes that finish what a crash left half done and purge tombstones (store.maintain()). */
     MAINTENANCE_INTERVAL_MS: { type: 'duration-ms', min: 1_000, default: 10_000 },
-    NATS_URL: { type: 'url', protocols: ['nats:', 'tls:', 'ws:', 'wss:'], required: true },
+    NATS_URL: { type: 'url', protocols: NATS_URL_PROTOCOLS, required: true },
+    ...natsConfigSpec({ NATS_USER: defaults.NATS_USER }),
     /** Copies of each stream the service declares: 3 on a 3-node NATS cluster, so none is lost with a node. */
     NATS_STREAM_REPLICAS: { type: 'int', min: 1, max: 5, default: 1 },
     AUTH_JWKS_URL: { type: 'url', protocols: ['https:', 'http:'], required: true },

@@ -1,4 +1,4 @@
-export { readConfig, serviceConfigSpec, ConfigError, type Config, type ConfigSpec, type VariableSpec, type ServiceConfigDefaults } from './config.js';
+export { readConfig, serviceConfigSpec, natsConfigSpec, NATS_URL_PROTOCOLS, ConfigError, type Config, type ConfigSpec, type VariableSpec, type ServiceConfigDefaults } from './config.js';
 export { createLogger, type Logger, type LoggerOptions } from './logger.js';
 export {
   HttpProblem,

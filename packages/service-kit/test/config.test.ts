@@ -22,7 +22,7 @@ function problemsOf(run: () => unknown): readonly string[] {
 
 describe('readConfig', () => {
   it('reads the stream replica count and refuses one a NATS cluster cannot have', () => {
-    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' });
+    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' });
     expect(readConfig(spec, { ...validEnv, NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
     expect(problemsOf(() => readConfig(spec, { ...validEnv, NATS_STREAM_REPLICAS: '7' }))).toEqual([
       expect.stringMatching(/^NATS_STREAM_REPLICAS must be an integer from 1 to 5/),
@@ -30,7 +30,7 @@ describe('readConfig', () => {
   });
 
   it('reads TRUST_PROXY as a list of addresses and CIDR ranges, empty when unset', () => {
-    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' });
+    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' });
     expect(readConfig(spec, validEnv).TRUST_PROXY).toEqual([]);
     expect(readConfig(spec, { ...validEnv, TRUST_PROXY: ' ' }).TRUST_PROXY).toEqual([]);
     const trusted: readonly string[] = readConfig(spec, { ...validEnv, TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1 , fd00::/8' }).TRUST_PROXY;
@@ -47,14 +47,14 @@ describe('readConfig', () => {
     ['a named range', 'loopback', "'loopback'"],
     ['an empty entry and two slashes', '10.0.0.1,,10.0.0.0/8/1', "'', '10.0.0.0/8/1'"],
   ])('refuses TRUST_PROXY with %s, naming each bad entry', (_case, value, named) => {
-    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' });
+    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' });
     expect(problemsOf(() => readConfig(spec, { ...validEnv, TRUST_PROXY: value }))).toEqual([
       `TRUST_PROXY must be a comma-separated list of IP addresses or CIDR ranges like 10.0.0.0/8, got ${named}`,
     ]);
   });
 
   it('returns one frozen, typed object with the defaults filled in', () => {
-    const config = readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), validEnv);
+    const config = readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' }), validEnv);
     expect(config).toMatchObject({
       HOST: '0.0.0.0',
       PORT: 3001,
@@ -73,19 +73,19 @@ describe('readConfig', () => {
 
   it('names every missing or bad variable with its rule in one error', () => {
     const env = { ...validEnv, NATS_URL: undefined, PORT: 'x', LOG_LEVEL: 'loud', BODY_LIMIT_BYTES: '12.5' };
-    const problems = problemsOf(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), env));
+    const problems = problemsOf(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' }), env));
     expect(problems).toEqual([
       "PORT must be an integer from 1 to 65535, got 'x'",
       "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'",
       'NATS_URL is required',
       "BODY_LIMIT_BYTES must be an integer from 1024 to 104857600, got '12.5'",
     ]);
-    expect(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), env)).toThrow(/PORT must be[\s\S]*NATS_URL is required/);
+    expect(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' }), env)).toThrow(/PORT must be[\s\S]*NATS_URL is required/);
   });
 
   it('never echoes secrets or URLs, which may hold credentials', () => {
     const env = { ...validEnv, CURSOR_SECRET: 'short-secret', MONGO_URL: 'http://user:hunter2@db/' };
-    const problems = problemsOf(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees' }), env));
+    const problems = problemsOf(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' }), env));
     expect(problems).toEqual([
       'MONGO_URL must be a URL with protocol mongodb: or mongodb+srv:',
       'CURSOR_SECRET must be at least 32 characters long',

@@ -31,14 +31,20 @@ export async function startMongoContainer(
     .start();
 }
 
-/** A nats-server with JetStream whose store is the host's `storeDir`, published on the host's `port`. */
+/**
+ * A nats-server with JetStream whose store is the host's `storeDir`, published on the host's `port`,
+ * with the configuration of the host's `configFile`.
+ */
 export async function startNatsContainer(
   testcontainers: Testcontainers,
-  options: { port: number; storeDir: string },
+  options: { port: number; storeDir: string; configFile: string },
 ): Promise<StartedTestContainer> {
   return new testcontainers.GenericContainer(NATS_IMAGE)
-    .withCommand(['-js', '-sd', '/data'])
-    .withBindMounts([{ source: options.storeDir, target: '/data', mode: 'rw' }])
+    .withCommand(['-c', '/etc/nats/authorization.conf', '-js', '-sd', '/data'])
+    .withBindMounts([
+      { source: options.storeDir, target: '/data', mode: 'rw' },
+      { source: options.configFile, target: '/etc/nats/authorization.conf', mode: 'ro' },
+    ])
     .withExposedPorts({ container: 4222, host: options.port })
     .withWaitStrategy(testcontainers.Wait.forLogMessage(/Server is ready/))
     .start();

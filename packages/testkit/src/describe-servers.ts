@@ -1,5 +1,6 @@
 import { connect } from '@nats-io/transport-node';
 import { MongoClient } from 'mongodb';
+import { testNatsAdmin } from './test-nats-access.js';
 import type { TestServerUrls } from './test-servers.js';
 import { hostOf } from './url-host.js';
 
@@ -38,7 +39,7 @@ async function describeMongo(url: string, backend: string | undefined): Promise<
 }
 
 async function describeNats(url: string): Promise<string> {
-  const nc = await connect({ servers: url });
+  const nc = await connect({ servers: url, ...testNatsAdmin() });
   try {
     const jetStream = nc.info?.jetstream === true ? 'with JetStream' : 'WITHOUT JetStream';
     return `nats-server ${nc.info?.version ?? 'of unknown version'} ${jetStream} at ${hostOf(url)}`;

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { loadTestkitConfig, type TestkitConfig } from './config.js';
 import { loadTestcontainers, NATS_IMAGE, startNatsContainer } from './containers.js';
 import { NoServerAvailableError } from './errors.js';
@@ -7,22 +9,26 @@ import { startRestartableServer, type RunningServer } from './restartable-server
 import type { NatsServerHandle } from './server-handle.js';
 import { startServerProcess } from './server-process.js';
 import { createTempDir, type TempDir } from './temp-dir.js';
+import { testNatsAuthorization } from './test-nats-access.js';
 
 export interface NatsServerOptions {
   /** JetStream store directory to use (and keep); default a throw-away directory. */
   storeDir?: string;
+  /** nats-server's `authorization` block; default every user with the run's password (testNatsAuthorization). */
+  authorization?: string;
 }
 
 /** How to run nats-server on this machine: a local binary or a container. */
 interface NatsRuntime {
   describe(port: number): string;
   /** `removeWhenOrphaned`: directories to remove if the server outlives the test process. */
-  launch(port: number, storeDir: string, removeWhenOrphaned: string[]): Promise<RunningServer>;
+  launch(port: number, storeDir: string, configFile: string, removeWhenOrphaned: string[]): Promise<RunningServer>;
 }
 
 /**
- * Starts a dedicated nats-server with JetStream: the pinned build in the servers cache, else one on
- * PATH, else a `nats:2.12` container when a Docker engine is reachable. Never the NATS_URL server.
+ * Starts a dedicated nats-server with JetStream and the users of production (testNatsAuthorization):
+ * the pinned build in the servers cache, else one on PATH, else a `nats:2.12` container when a Docker
+ * engine is reachable. Never the NATS_URL server.
  */
 export async function startNatsServer(
   options: NatsServerOptions = {},
@@ -31,19 +37,25 @@ export async function startNatsServer(
   const runtime = await findNatsRuntime(config);
   const ownedDir: TempDir | undefined = options.storeDir === undefined ? await createTempDir('nats') : undefined;
   const storeDir = options.storeDir ?? (ownedDir as TempDir).path;
-  const removeWhenOrphaned = ownedDir === undefined ? [] : [ownedDir.path];
+  const configDir = await createTempDir('nats-config');
+  const configFile = join(configDir.path, 'authorization.conf');
+  const removeWhenOrphaned = [configDir.path, ...(ownedDir === undefined ? [] : [ownedDir.path])];
+  const removeData = async () => {
+    await Promise.all([configDir.remove(), ownedDir?.remove()]);
+  };
   const port = await findFreePort();
 
   try {
+    await writeFile(configFile, options.authorization ?? testNatsAuthorization());
     const server = await startRestartableServer({
       url: `nats://127.0.0.1:${port}`,
       description: runtime.describe(port),
-      launch: () => runtime.launch(port, storeDir, removeWhenOrphaned),
-      removeData: async () => ownedDir?.remove(),
+      launch: () => runtime.launch(port, storeDir, configFile, removeWhenOrphaned),
+      removeData,
     });
     return { ...server, port, storeDir };
   } catch (error) {
-    await ownedDir?.remove();
+    await removeData();
     throw error;
   }
 }
@@ -54,11 +66,12 @@ async function findNatsRuntime(config: TestkitConfig): Promise<NatsRuntime> {
   if (binary !== undefined) {
     return {
       describe: (port) => `nats-server (local binary ${binary}) on 127.0.0.1:${port}`,
-      launch: (port, storeDir, removeWhenOrphaned) =>
+      launch: (port, storeDir, configFile, removeWhenOrphaned) =>
         startServerProcess({
           name: 'nats-server',
           command: binary,
-          args: ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir],
+          // the flags win over the file, which holds the authorization only
+          args: ['-c', configFile, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir],
           port,
           removeWhenOrphaned,
         }),
@@ -74,8 +87,8 @@ async function findNatsRuntime(config: TestkitConfig): Promise<NatsRuntime> {
   }
   return {
     describe: (port) => `${NATS_IMAGE} container on 127.0.0.1:${port}`,
-    async launch(port, storeDir) {
-      const container = await startNatsContainer(testcontainers, { port, storeDir });
+    async launch(port, storeDir, configFile) {
+      const container = await startNatsContainer(testcontainers, { port, storeDir, configFile });
       return { stop: async () => void (await container.stop()) };
     },
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { findFreePort } from './free-port.js';
+import { testNatsPassword } from './test-nats-access.js';
 import { createTestIssuer, type MintOptions, type TestIssuer } from './test-issuer.js';
 import { testServers } from './test-servers.js';
 import { uniqueName } from './unique-name.js';
@@ -39,6 +40,8 @@ export async function createTestServiceEnv(prefix: string, overrides: Record<str
     MONGO_DB: database,
     MONGO_MAX_POOL_SIZE: TEST_MONGO_MAX_POOL_SIZE,
     NATS_URL: natsUrl,
+    // NATS_USER is the service's name, as in production: a test service has its permissions
+    NATS_PASSWORD: testNatsPassword(),
     AUTH_JWKS_URL: jwks.url,
     AUTH_ISSUER: issuer.issuer,
     AUTH_AUDIENCE: issuer.audience,

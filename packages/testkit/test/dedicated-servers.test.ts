@@ -12,11 +12,12 @@ import {
   type ServerHandle,
   startMongoServer,
   startNatsServer,
+  testNatsAdmin,
   uniqueName,
 } from '../src/index.js';
 
 async function withNats<T>(url: string, use: (nc: NatsConnection) => Promise<T>): Promise<T> {
-  const nc = await connect({ servers: url });
+  const nc = await connect({ servers: url, ...testNatsAdmin() });
   try {
     return await use(nc);
   } finally {

@@ -197,7 +197,8 @@ describe('npm run planning', () => {
     const file = join(tmpdir(), `${route}.json`);
     await writeFile(file, JSON.stringify([planned(id, 8)]));
     const cli = join(import.meta.dirname, '../dist/cli/planning.js');
-    const env = { ...process.env, NATS_URL: world.harness.env.variables.NATS_URL! };
+    // the planning platform's own NATS user (NATS_USER's default in the CLI)
+    const env = { ...process.env, NATS_URL: world.harness.env.variables.NATS_URL!, NATS_PASSWORD: world.harness.env.variables.NATS_PASSWORD! };
     const run = promisify(execFile);
     const released = await run(process.execPath, [cli, 'release', tenant, route, file, '--revision', '5'], { env });
     expect(released.stdout).toContain(`released route ${route} of tenant ${tenant} at revision 5`);
@@ -212,7 +213,7 @@ describe('npm run planning', () => {
     const file = join(tmpdir(), `bad-${randomUUID()}.json`);
     await writeFile(file, JSON.stringify([{ id: 'x', employee_id: 'e' }]));
     const cli = join(import.meta.dirname, '../dist/cli/planning.js');
-    const env = { ...process.env, NATS_URL: world.harness.env.variables.NATS_URL! };
+    const env = { ...process.env, NATS_URL: world.harness.env.variables.NATS_URL!, NATS_PASSWORD: world.harness.env.variables.NATS_PASSWORD! };
     const failed = await promisify(execFile)(process.execPath, [cli, 'release', tenant, 'r', file], { env }).catch(
       (error: { code: number; stderr: string }) => error,
     );

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestIssuer, findFreePort, testServers, uniqueName, waitFor } from '@rm/testkit';
+import { createTestIssuer, findFreePort, testNatsPassword, testServers, uniqueName, waitFor } from '@rm/testkit';
 
 // The built entry point, as `npm start` and the container run it.
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -47,6 +47,7 @@ describe('main', () => {
       MONGO_URL: testServers().mongoUrl,
       MONGO_DB: uniqueName('employees_main'),
       NATS_URL: testServers().natsUrl,
+      NATS_PASSWORD: testNatsPassword(),
       AUTH_JWKS_URL: jwks.url,
       AUTH_ISSUER: issuer.issuer,
       AUTH_AUDIENCE: issuer.audience,

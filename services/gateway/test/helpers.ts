@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { startService } from '@rm/runtime';
-import { findFreePort, TEST_MONGO_MAX_POOL_SIZE, testServers, uniqueName } from '@rm/testkit';
+import { findFreePort, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName } from '@rm/testkit';
 import { gatewayService } from '../src/app.js';
 import { ClientRegistryError, createClientRegistry, type ClientRegistry } from '../src/store/client-registry.js';
 
@@ -45,6 +45,7 @@ export async function startGateway(variables: Record<string, string> = {}): Prom
     MONGO_DB: uniqueName('gateway'),
     MONGO_MAX_POOL_SIZE: TEST_MONGO_MAX_POOL_SIZE,
     NATS_URL: natsUrl,
+    NATS_PASSWORD: testNatsPassword(),
     AUTH_ISSUER: ISSUER,
     AUTH_AUDIENCE: AUDIENCE,
     SIGNING_KEY_ENCRYPTION_KEY: 'test-only-signing-key-encryption-key-0123456789',

@@ -4,7 +4,7 @@ import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { matchingService } from '@rm/matching/service';
 import { transportResourcesService } from '@rm/transport-resources/service';
-import { findFreePort, startNatsServer, TEST_MONGO_MAX_POOL_SIZE, testServers, uniqueName } from '@rm/testkit';
+import { findFreePort, startNatsServer, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName } from '@rm/testkit';
 import { AUDIENCE, BASE, dropDatabase, ISSUER, startGateway, type GatewayHarness } from './helpers.js';
 
 /** What the stack needs of a running owner. */
@@ -69,6 +69,7 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
         MONGO_DB: database,
         MONGO_MAX_POOL_SIZE: TEST_MONGO_MAX_POOL_SIZE,
         NATS_URL: nats.url,
+        NATS_PASSWORD: testNatsPassword(),
         AUTH_JWKS_URL: `${gateway.origin}/.well-known/jwks.json`,
         AUTH_ISSUER: ISSUER,
         AUTH_AUDIENCE: AUDIENCE,

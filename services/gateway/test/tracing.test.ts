@@ -6,7 +6,7 @@ import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService, type ServiceDefinition, type StartServiceOptions } from '@rm/runtime';
 import type { ConfigSpec } from '@rm/service-kit';
-import { findFreePort, TEST_MONGO_MAX_POOL_SIZE, testServers, uniqueName, waitFor } from '@rm/testkit';
+import { findFreePort, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName, waitFor } from '@rm/testkit';
 import { gatewayService } from '../src/app.js';
 import { createClientRegistry } from '../src/store/client-registry.js';
 import { AUDIENCE, BASE, basic, createClient, dropDatabase, FORM, freshIp, ISSUER, TEST_LIMITS } from './helpers.js';
@@ -41,6 +41,7 @@ async function start<Collections, Spec extends ConfigSpec>(
     MONGO_DB: database,
     MONGO_MAX_POOL_SIZE: TEST_MONGO_MAX_POOL_SIZE,
     NATS_URL: testServers().natsUrl,
+    NATS_PASSWORD: testNatsPassword(),
     AUTH_ISSUER: ISSUER,
     AUTH_AUDIENCE: AUDIENCE,
     CURSOR_SECRET: 'test-only-cursor-secret-0123456789abcdef',

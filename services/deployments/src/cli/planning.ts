@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { PLANNED_ROUTE_EVENTS, type PlannedDeployment } from '@rm/contracts';
-import { connectNats, declareServiceStream } from '@rm/bus';
-import { ConfigError, createLogger, readConfig } from '@rm/service-kit';
+import { connectNats, declareServiceStream, natsAccess } from '@rm/bus';
+import { ConfigError, createLogger, NATS_URL_PROTOCOLS, natsConfigSpec, readConfig } from '@rm/service-kit';
 import { planningMessage, publishPlanningMessage } from '../planning-messages.js';
 
 const USAGE = `usage: npm run planning -- <command>
@@ -16,11 +16,16 @@ const USAGE = `usage: npm run planning -- <command>
   unrelease <tenant> <planning_id> [--revision <n>]
       the route is unreleased: its deployments are removed
   --revision orders the messages of one route (the latest wins); default: now in milliseconds
-environment: NATS_URL (default nats://127.0.0.1:4222)`;
+environment: NATS_URL (default nats://127.0.0.1:4222); NATS_USER (default planning: the planning
+  platform's user, which may publish its messages only) with NATS_PASSWORD or NATS_NKEY_SEED;
+  NATS_TLS_CA_FILE`;
 
 const config = (() => {
   try {
-    return readConfig({ NATS_URL: { type: 'url', protocols: ['nats:', 'tls:', 'ws:', 'wss:'], default: 'nats://127.0.0.1:4222' } });
+    return readConfig({
+      NATS_URL: { type: 'url', protocols: NATS_URL_PROTOCOLS, default: 'nats://127.0.0.1:4222' },
+      ...natsConfigSpec({ NATS_USER: 'planning' }),
+    });
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -54,7 +59,7 @@ const message = (() => {
 })();
 
 const logger = createLogger({ level: 'warn', name: 'planning' });
-const nc = await connectNats({ servers: config.NATS_URL, name: 'planning-cli', logger, attempts: 3, retryDelayMs: 1_000 });
+const nc = await connectNats({ servers: config.NATS_URL, access: natsAccess(config), name: 'planning-cli', logger, attempts: 3, retryDelayMs: 1_000 });
 try {
   await declareServiceStream(await jetstreamManager(nc), PLANNED_ROUTE_EVENTS.service);
   await publishPlanningMessage(jetstream(nc), message);
