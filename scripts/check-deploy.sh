@@ -84,8 +84,8 @@ kubeconform() {
   "$KUBECONFORM" -strict -summary -schema-location "$SCHEMAS/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$@"
 }
 
-# 1. Kubernetes: the base and every overlay, as `kubectl apply -k` would send them.
-for dir in deploy/k8s/base deploy/k8s/overlays/*/; do
+# 1. Kubernetes: the base, every overlay and the NATS namespace's policy, as `kubectl apply -k` would send them.
+for dir in deploy/k8s/base deploy/k8s/overlays/*/ deploy/k8s/nats; do
   dir=${dir%/}
   out="$work/$(echo "$dir" | tr / _).yaml"
   echo "== $dir"
