@@ -1,6 +1,7 @@
 import type { ScenarioReport, Size } from '../lib/report.ts';
 import type { SuiteStack } from '../lib/suite-stack.ts';
 import { crashUnderLoad } from './crash-under-load.ts';
+import { forgedEvents } from './forged-events.ts';
 import { hostileInput } from './hostile-input.ts';
 import { races } from './races.ts';
 import { serversRestarted } from './servers-restarted.ts';
@@ -14,6 +15,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'hostile-input': async (runStack, size) => hostileInput(await runStack(), size),
   races: async (runStack, size) => races(await runStack(), size),
   'tenants-and-auth': async (runStack) => tenantsAndAuth(await runStack()),
+  'forged-events': async (runStack) => forgedEvents(await runStack()),
   'crash-under-load': async (runStack, size) => crashUnderLoad(await runStack(), size),
   // on servers of its own, which it stops: the run's stack is not used
   'servers-restarted': (_runStack, size) => serversRestarted(size),

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { stackPerFile } from './suite-per-file.ts';
 import type { ScenarioReport } from '../lib/report.ts';
+import { forgedEvents } from '../scenarios/forged-events.ts';
 import { hostileInput } from '../scenarios/hostile-input.ts';
 import { races } from '../scenarios/races.ts';
 import { tenantsAndAuth } from '../scenarios/tenants-and-auth.ts';
@@ -31,6 +32,15 @@ describe('the whole stack under hostile input, races and other tenants (short ve
     expect(report.findings).toEqual([]);
     expect(row(report, 'bad tokens accepted')).toBe(0);
     expect(row(report, 'answers that differed')).toBe(0);
+  });
+
+  it('refuses NATS to anonymous clients, and every forged event, stream change and foreign subscription to each user', async () => {
+    const report = await forgedEvents(suite());
+    expect(report.findings).toEqual([]);
+    expect(row(report, 'anonymous connections accepted')).toBe(0);
+    expect(row(report, "another service's events published")).toBeGreaterThanOrEqual(30);
+    expect(row(report, 'of them accepted')).toBe(0);
+    expect(row(report, 'of them stored')).toBe(0);
   });
 
   it('keeps every service running throughout', () => {
