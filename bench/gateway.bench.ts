@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { findFreePort, testNatsPassword } from '@rm/testkit';
+import { findFreePort, TEST_INTERNAL_API_KEY, testNatsPassword } from '@rm/testkit';
 import { DEFAULT_SECRET_HASH_COST, hashClientSecret, verifyClientSecret } from '../services/gateway/dist/domain/client-secret.js';
 import { createClientRegistry } from '../services/gateway/dist/store/client-registry.js';
 import type { Bench, BenchContext } from './lib/bench.ts';
@@ -54,6 +54,7 @@ export const gatewayBench: Bench = {
       TRUST_PROXY: '127.0.0.1',
       // required; the bench's employee names no home base, so it is never called
       HOME_BASES_URL: 'http://127.0.0.1:9/resource-management/v1',
+      INTERNAL_API_KEY: TEST_INTERNAL_API_KEY,
     });
     const toGateway = new Pool(`http://127.0.0.1:${gatewayPort}`, { connections: 64 });
     const toEmployees = new Pool(`http://127.0.0.1:${employeesPort}`, { connections: 64 });

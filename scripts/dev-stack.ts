@@ -39,6 +39,7 @@ try {
     cursorSecret: process.env.CURSOR_SECRET,
     adminToken: ADMIN_TOKEN,
     signingKeyEncryptionKey: process.env.SIGNING_KEY_ENCRYPTION_KEY ?? 'dev-only-signing-key-encryption-key-never-in-production',
+    internalApiKey: process.env.INTERNAL_API_KEY ?? 'dev-only-internal-api-key-never-in-production',
     onLine: (name, line) => console.log(`[${name}] ${line}`),
     onExit(name, reason) {
       console.error(`dev stack: ${name} exited (${reason}); stopping the stack`);

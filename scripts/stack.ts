@@ -30,6 +30,8 @@ export interface StackOptions extends TestServerUrls {
   cursorSecret?: string;
   adminToken: string;
   signingKeyEncryptionKey: string;
+  /** The services' key for each other's `/internal` routes (INTERNAL_API_KEY). */
+  internalApiKey: string;
   /** The gateway's variables beyond its upstreams and keys (TRUST_PROXY, LOGIN_*). */
   gatewayVariables?: Record<string, string>;
   /** Every line a service writes. */
@@ -97,6 +99,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     AUTH_AUDIENCE: 'resource-management',
     CURSOR_SECRET: options.cursorSecret ?? 'dev-only-cursor-secret-never-use-in-production',
     HOME_BASES_URL: `${origins['home-bases']}${BASE_PATH}`,
+    INTERNAL_API_KEY: options.internalApiKey,
     ...(name === 'gateway'
       ? {
           SIGNING_KEY_ENCRYPTION_KEY: options.signingKeyEncryptionKey,

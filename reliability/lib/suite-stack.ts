@@ -52,6 +52,7 @@ export async function startSuiteStack(servers: TestServerUrls, { echoLogs = fals
     cursorSecret: randomBytes(32).toString('hex'),
     adminToken: randomBytes(32).toString('hex'),
     signingKeyEncryptionKey,
+    internalApiKey: randomBytes(32).toString('hex'),
     gatewayVariables: { TRUST_PROXY: '127.0.0.1' },
     onLine(name, line) {
       if (echoLogs) console.error(`[${name}] ${line}`);

@@ -1,5 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { AVAILABILITY_EVENTS } from './availability.js';
 import { BusinessId, Problem } from './common.js';
+import { DEPLOYMENT_EVENTS } from './deployment.js';
+import { EMPLOYEE_EVENTS } from './employee.js';
+import { oneOf } from './shapes.js';
+import { SHIFT_SCHEDULE_EVENTS } from './shift-schedule.js';
+import { TRANSPORT_RESOURCE_EVENTS } from './transport-resource.js';
+
+/** The entities whose bodies name home bases: the home-bases service follows their events (its reference index). */
+export const HOME_BASE_REFERRERS = [EMPLOYEE_EVENTS, AVAILABILITY_EVENTS, SHIFT_SCHEDULE_EVENTS, TRANSPORT_RESOURCE_EVENTS, DEPLOYMENT_EVENTS] as const;
 
 /** A home base a body names, with the JSON path of its id there. */
 export interface HomeBaseReference {
@@ -30,7 +39,11 @@ export function homeBaseReferences(value: unknown, path = ''): HomeBaseReference
 /** Who refers to home bases: an entity of another service, by its event entity id (`<employee>/<availability>` for a sub-resource). */
 export const Referrer = Type.Object(
   {
-    entity: Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$', description: 'The entity type, as in its events: `employee`, `availability`, …' }),
+    // only these: the claims of another entity would never meet an event that clears them
+    entity: oneOf(
+      HOME_BASE_REFERRERS.map((events) => events.entity),
+      `The entity type, as in its events: ${HOME_BASE_REFERRERS.map((events) => `\`${events.entity}\``).join(', ')}.`,
+    ),
     id: Type.String({ minLength: 1, maxLength: 1025, description: 'Its entity id, as in its events.' }),
   },
   { additionalProperties: false },

@@ -91,3 +91,7 @@ export const EndLocation = Type.Object(
   { additionalProperties: false, description: 'Experimental. At most one of address, home_base and at_last_activity.' },
 );
 export type EndLocation = Static<typeof EndLocation>;
+
+/** One of `values`: an `enum`, so that a wrong value is one violation listing them all. */
+export const oneOf = <Value extends string>(values: readonly Value[], description: string) =>
+  Type.Unsafe<Value>({ type: 'string', enum: values, description });

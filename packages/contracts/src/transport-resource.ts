@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BusinessId, Cursors, GeneratedId, Version } from './common.js';
 import { entityEvents } from './events.js';
-import { Costs, HomeBaseRef, NamedAddress, ReadOnly, StringList, stringList } from './shapes.js';
+import { Costs, HomeBaseRef, NamedAddress, oneOf, ReadOnly, StringList, stringList } from './shapes.js';
 import { unavailabilitySchemas } from './unavailability.js';
 
 const CAPACITY_TYPES = ['volume', 'weight', 'loading_meters', 'pallets'] as const;
@@ -9,10 +9,6 @@ const CAPACITY_TYPES = ['volume', 'weight', 'loading_meters', 'pallets'] as cons
 export const CUSTOM_DATA_MAX_BYTES = 16 * 1024;
 
 const text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, description });
-/** One of `values`: an `enum`, so that a wrong value is one violation listing them all. */
-const oneOf = <Value extends string>(values: readonly Value[], description: string) =>
-  Type.Unsafe<Value>({ type: 'string', enum: values, description });
-
 const capacityType = (description: string) => oneOf(CAPACITY_TYPES, description);
 
 export const Capacity = Type.Object(

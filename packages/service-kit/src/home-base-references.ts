@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { homeBaseReferences, type HomeBaseClaim, type Referrer, type Violation } from '@rm/contracts';
 import { isRefusal } from '@rm/store';
 import { ServiceUnavailable, ValidationProblem } from './errors.js';
+import { INTERNAL_API_KEY_HEADER, internalApiKeyConfigSpec } from './internal-api-key.js';
 import { INTERNAL_PATH } from './openapi.js';
 
 /** The variables of a service whose resources name home bases. */
@@ -9,6 +10,7 @@ export const homeBaseClaimsConfigSpec = {
   /** The home-bases service's API base URL, like http://home-bases:3003/resource-management/v1. */
   HOME_BASES_URL: { type: 'url', protocols: ['http:', 'https:'], required: true },
   HOME_BASES_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 5_000 },
+  ...internalApiKeyConfigSpec,
 } as const;
 
 /** What a write returns: the resource it wrote, whose version settles the claim. */
@@ -32,15 +34,17 @@ export interface HomeBaseClaims {
 export interface HomeBaseClaimsOptions {
   baseUrl: string;
   timeoutMs: number;
+  /** INTERNAL_API_KEY: what the home-bases service asks of a caller of `/internal`. */
+  internalApiKey: string;
 }
 
 /** An answer below 500 (HttpProblem, the store's errors): the write was refused and wrote nothing. */
-export function createHomeBaseClaims({ baseUrl, timeoutMs }: HomeBaseClaimsOptions): HomeBaseClaims {
+export function createHomeBaseClaims({ baseUrl, timeoutMs, internalApiKey }: HomeBaseClaimsOptions): HomeBaseClaims {
   const claimsUrl = `${baseUrl.replace(/\/$/, '')}${INTERNAL_PATH}/home-base-claims`;
 
-  /** Calls the home-bases service with the caller's own token: the claim is in the caller's tenant. */
+  /** Calls the home-bases service with the caller's own token (the claim is in the caller's tenant) and the services' key. */
   async function call(request: FastifyRequest, method: string, url: string, body: unknown): Promise<Response> {
-    const headers: Record<string, string> = { authorization: request.headers.authorization ?? '' };
+    const headers: Record<string, string> = { authorization: request.headers.authorization ?? '', [INTERNAL_API_KEY_HEADER]: internalApiKey };
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
       return await fetch(url, {

@@ -80,4 +80,5 @@ export {
   type UnavailabilitySchemas,
 } from './unavailabilities.js';
 export { createHomeBaseClaims, homeBaseClaimsConfigSpec, type HomeBaseClaims, type HomeBaseClaimsOptions } from './home-base-references.js';
+export { INTERNAL_API_KEY_HEADER, internalApiKeyConfigSpec, requireInternalApiKey } from './internal-api-key.js';
 export { businessResourceRoutes, type BusinessResourceRoutesOptions } from './business-resources.js';

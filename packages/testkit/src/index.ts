@@ -8,7 +8,7 @@ export { createTestIssuer, JWKS_PATH, type MintOptions, type TestIssuer } from '
 export { connectTestMongo, type TestMongo } from './test-mongo.js';
 export { connectTestNats, type TestNats } from './test-nats.js';
 export { TEST_NATS_ADMIN, testNatsAdmin, testNatsPassword } from './test-nats-access.js';
-export { createTestServiceEnv, TEST_MONGO_MAX_POOL_SIZE, type TestServiceEnv } from './test-service-env.js';
+export { createTestServiceEnv, TEST_INTERNAL_API_KEY, TEST_MONGO_MAX_POOL_SIZE, type TestServiceEnv } from './test-service-env.js';
 export { startRunServers, type RunServers } from './run-servers.js';
 export { testServers, type TestServerUrls } from './test-servers.js';
 export { findFreePort } from './free-port.js';

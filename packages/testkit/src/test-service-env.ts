@@ -26,6 +26,9 @@ export interface TestServiceEnv {
  */
 export const TEST_MONGO_MAX_POOL_SIZE = '4';
 
+/** The services' key for `/internal` (INTERNAL_API_KEY) in every service a test starts. */
+export const TEST_INTERNAL_API_KEY = 'test-only-internal-api-key-0123456789abcdef';
+
 /** What a test needs to start a real service (the runtime's startService) against the run's servers. */
 export async function createTestServiceEnv(prefix: string, overrides: Record<string, string> = {}): Promise<TestServiceEnv> {
   const { mongoUrl, natsUrl } = testServers();
@@ -46,6 +49,7 @@ export async function createTestServiceEnv(prefix: string, overrides: Record<str
     AUTH_ISSUER: issuer.issuer,
     AUTH_AUDIENCE: issuer.audience,
     CURSOR_SECRET: randomBytes(32).toString('hex'),
+    INTERNAL_API_KEY: TEST_INTERNAL_API_KEY,
     ...overrides,
   };
   return {

@@ -32,7 +32,11 @@ export const deploymentsService = defineService({
   collections,
   routes: (context) => async (api) => {
     const { deployments, actuals, known } = context.collections;
-    const homeBases = createHomeBaseClaims({ baseUrl: context.config.HOME_BASES_URL, timeoutMs: context.config.HOME_BASES_TIMEOUT_MS });
+    const homeBases = createHomeBaseClaims({
+      baseUrl: context.config.HOME_BASES_URL,
+      timeoutMs: context.config.HOME_BASES_TIMEOUT_MS,
+      internalApiKey: context.config.INTERNAL_API_KEY,
+    });
     await api.register(deploymentRoutes, { deployments, writer: writerOf(context), homeBases, cursors: context.cursors });
     await api.register(actualRoutes, { actuals, known, cursors: context.cursors });
   },

@@ -40,7 +40,7 @@ export const employeesService = defineService({
     ({ collections, cursors, config }) =>
     async (api) => {
       const { employees, availabilities, schedules, unavailabilities } = collections;
-      const homeBases = createHomeBaseClaims({ baseUrl: config.HOME_BASES_URL, timeoutMs: config.HOME_BASES_TIMEOUT_MS });
+      const homeBases = createHomeBaseClaims({ baseUrl: config.HOME_BASES_URL, timeoutMs: config.HOME_BASES_TIMEOUT_MS, internalApiKey: config.INTERNAL_API_KEY });
       await api.register(businessResourceRoutes<EmployeeInput, EmployeeFields>(), {
         path: '/employee',
         param: 'employee_id',

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestIssuer, findFreePort, testNatsPassword, testServers, uniqueName, waitFor } from '@rm/testkit';
+import { createTestIssuer, findFreePort, TEST_INTERNAL_API_KEY, testNatsPassword, testServers, uniqueName, waitFor } from '@rm/testkit';
 
 // The built entry point, as `npm start` and the container run it.
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -30,7 +30,7 @@ describe('main', () => {
     const { child, output } = run({ PORT: 'eighty', CURSOR_SECRET: 'short' });
     const [code] = await once(child, 'exit');
     expect(code).toBe(1);
-    for (const variable of ['PORT', 'MONGO_URL', 'NATS_URL', 'AUTH_JWKS_URL', 'CURSOR_SECRET', 'HOME_BASES_URL']) {
+    for (const variable of ['PORT', 'MONGO_URL', 'NATS_URL', 'AUTH_JWKS_URL', 'CURSOR_SECRET', 'HOME_BASES_URL', 'INTERNAL_API_KEY']) {
       expect(output()).toContain(variable);
     }
     expect(output()).not.toContain('short');
@@ -54,6 +54,7 @@ describe('main', () => {
       CURSOR_SECRET: 'main-test-cursor-secret-of-32-characters',
       // only writes naming a home base call it: starting and the probes do not
       HOME_BASES_URL: 'http://127.0.0.1:9/resource-management/v1',
+      INTERNAL_API_KEY: TEST_INTERNAL_API_KEY,
     });
     try {
       await waitFor('the service to be ready', async () => (await statusOf(`${origin}/readyz`)) === 200, 20_000);

@@ -4,7 +4,7 @@ import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { matchingService } from '@rm/matching/service';
 import { transportResourcesService } from '@rm/transport-resources/service';
-import { findFreePort, startNatsServer, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName } from '@rm/testkit';
+import { findFreePort, startNatsServer, TEST_INTERNAL_API_KEY, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName } from '@rm/testkit';
 import { AUDIENCE, BASE, dropDatabase, ISSUER, startGateway, type GatewayHarness } from './helpers.js';
 
 /** What the stack needs of a running owner. */
@@ -76,6 +76,7 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
         CURSOR_SECRET: 'test-only-cursor-secret-0123456789abcdef',
         TRUST_PROXY: '127.0.0.1',
         HOME_BASES_URL: `${upstreams.UPSTREAM_HOME_BASES_URL}${BASE}`,
+        INTERNAL_API_KEY: TEST_INTERNAL_API_KEY,
       });
     }
   } catch (error) {

@@ -6,7 +6,7 @@ import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService, type ServiceDefinition, type StartServiceOptions } from '@rm/runtime';
 import type { ConfigSpec } from '@rm/service-kit';
-import { findFreePort, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName, waitFor } from '@rm/testkit';
+import { findFreePort, TEST_INTERNAL_API_KEY, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName, waitFor } from '@rm/testkit';
 import { gatewayService } from '../src/app.js';
 import { createClientRegistry } from '../src/store/client-registry.js';
 import { AUDIENCE, BASE, basic, createClient, dropDatabase, FORM, freshIp, ISSUER, TEST_LIMITS } from './helpers.js';
@@ -67,7 +67,7 @@ beforeAll(async () => {
     },
     gatewayPort,
   );
-  const owners = { AUTH_JWKS_URL: `${gatewayOrigin}/.well-known/jwks.json`, HOME_BASES_URL: `${origin(homeBasesPort)}${BASE}` };
+  const owners = { AUTH_JWKS_URL: `${gatewayOrigin}/.well-known/jwks.json`, HOME_BASES_URL: `${origin(homeBasesPort)}${BASE}`, INTERNAL_API_KEY: TEST_INTERNAL_API_KEY };
   await start(homeBasesService, owners, homeBasesPort);
   const logDestination = { write: (line: string) => void employeeLogs.push(JSON.parse(line) as Record<string, unknown>) };
   await start(employeesService, { ...owners, LOG_LEVEL: 'info' }, employeesPort, { logDestination });

@@ -1,6 +1,6 @@
 import { HomeBase, HomeBaseBody, HomeBaseInUse, HomeBasePage, HomeBaseParams, type HomeBaseFields, type HomeBaseInput } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
-import { businessResourceRoutes } from '@rm/service-kit';
+import { businessResourceRoutes, internalApiKeyConfigSpec } from '@rm/service-kit';
 import { decideHomeBase } from './domain/home-base.js';
 import { referenceConsumers, SERVICE_NAME } from './events.js';
 import { createHomeBaseGuard } from './home-base-guard.js';
@@ -15,6 +15,7 @@ import { createReferenceIndex } from './store/reference-index.js';
 export const homeBasesService = defineService({
   name: SERVICE_NAME,
   port: 3003,
+  config: internalApiKeyConfigSpec,
   collections: (store) => {
     const homeBases = createHomeBaseRepository(store);
     const references = createReferenceIndex(store);
@@ -26,7 +27,7 @@ export const homeBasesService = defineService({
     };
   },
   routes:
-    ({ collections, cursors }) =>
+    ({ collections, config, cursors }) =>
     async (api) => {
       await api.register(businessResourceRoutes<HomeBaseInput, HomeBaseFields>(), {
         path: '/home-base',
@@ -41,7 +42,7 @@ export const homeBasesService = defineService({
         guardedRemove: { remove: collections.guard.remove, conflict: HomeBaseInUse },
       });
       await api.register(forecastRoutes, { forecasts: collections.forecasts });
-      await api.register(homeBaseClaimRoutes, { guard: collections.guard, references: collections.references });
+      await api.register(homeBaseClaimRoutes, { guard: collections.guard, references: collections.references, internalApiKey: config.INTERNAL_API_KEY });
     },
   consumers: ({ collections, logger }) => referenceConsumers(collections.references, logger),
 });

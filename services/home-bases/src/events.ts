@@ -11,7 +11,7 @@ import {
 } from '@rm/contracts';
 import type { ConsumerDefinition } from '@rm/runtime';
 import type { Logger } from '@rm/service-kit';
-import { UNSETTLED_CLAIM_DEADLINE_MS, type ReferenceIndex } from './store/reference-index.js';
+import { CLAIM_DEADLINE_MS, type ReferenceIndex } from './store/reference-index.js';
 
 /**
  * What the home-bases service publishes, on its stream `RM_HOME_BASES`:
@@ -34,12 +34,13 @@ export function referenceConsumers(references: ReferenceIndex, logger: Logger): 
   ];
 }
 
-/** Between two sweeps of a publisher's unsettled claims. */
+/** Between two sweeps of a publisher's stale claims. */
 const SWEEP_INTERVAL_MS = 30_000;
 
 /**
  * Applies each event to the index; and as the publisher's stream moves on, drops its referrers'
- * claims that never settled and are older than UNSETTLED_CLAIM_DEADLINE_MS before the event.
+ * claims that are still there CLAIM_DEADLINE_MS before the event (never settled, or settled with a
+ * version that never came).
  */
 function referenceConsumer(durable: string, entities: EntityEvents[], references: ReferenceIndex, logger: Logger): ConsumerDefinition {
   const names = entities.map((entity) => entity.entity);
@@ -52,8 +53,8 @@ function referenceConsumer(durable: string, entities: EntityEvents[], references
       await references.apply(event.tenant, { entity: entityOfType(event.type), id: event.entity_id }, event.version, named);
       if (Date.now() - sweptAt < SWEEP_INTERVAL_MS) return;
       sweptAt = Date.now();
-      const dropped = await references.dropUnsettledClaims(names, new Date(Date.parse(event.occurred_at) - UNSETTLED_CLAIM_DEADLINE_MS));
-      if (dropped > 0) logger.warn({ dropped, durable }, 'dropped home-base claims that never settled');
+      const dropped = await references.dropStaleClaims(names, new Date(Date.parse(event.occurred_at) - CLAIM_DEADLINE_MS));
+      if (dropped > 0) logger.warn({ dropped, durable }, 'dropped home-base claims whose event never came');
     },
   };
 }

@@ -5,8 +5,9 @@ import { json } from './helpers.js';
 import { employeeEvent, homeBaseClient, startReferenceWorld, type HomeBaseClient, type InUse } from './reference-helpers.js';
 import type { ReferenceWorld } from './reference-helpers.js';
 
-// A claim whose writer never settled it (it crashed, or its write failed in an outage) goes once the
-// stream of the referrer's service brings an event that happened more than 5 minutes after the claim.
+// A claim whose writer never settled it (it crashed, or its write failed in an outage), or settled it
+// with a version whose event never comes, goes once the stream of the referrer's service brings an
+// event that happened more than 5 minutes after the claim.
 // A consumer looks at most every 30 s, the first time with the first event it handles: each test runs
 // on a service of its own, so that its future-dated event is that first one.
 const tenant = uniqueName('tenant');
@@ -46,7 +47,8 @@ describe('a claim that is never settled', () => {
     });
   });
 
-  it('goes with an event on its stream that happened over 5 minutes later, whoever it is of; settled claims stay', async () => {
+  // Before, a settled claim stayed: settled with a version never reached, it kept its home base for ever.
+  it('goes with an event on its stream that happened over 5 minutes later, whoever it is of, settled or not', async () => {
     await withWorld(async (world, client) => {
       const [lapsed, settled, truck] = [`hb-${randomUUID()}`, `hb-${randomUUID()}`, `hb-${randomUUID()}`];
       for (const home of [lapsed, settled, truck]) await client.create(home);
@@ -65,7 +67,7 @@ describe('a claim that is never settled', () => {
       await world.applied(other, 'employee', bystander, 1);
 
       expect(await listed(client, lapsed)).toBe(204);
-      expect(await listed(client, settled)).toEqual([{ entity: 'employee', id: slow, pending: true }]);
+      expect(await listed(client, settled)).toBe(204);
       expect(await listed(client, truck)).toEqual([{ entity: 'transport-resource', id: truckId, pending: true }]);
     });
   });

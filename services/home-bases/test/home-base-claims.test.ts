@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_PATHS_URL } from '@rm/service-kit';
+import { INTERNAL_API_KEY_HEADER, OPENAPI_PATHS_URL } from '@rm/service-kit';
 import { uniqueName } from '@rm/testkit';
 import { BASE, json } from './helpers.js';
 import {
@@ -355,6 +355,36 @@ describe('the claim routes', () => {
       expect(response.statusCode, call.method).toBe(401);
       expect(response.headers['www-authenticate'], call.method).toMatch(/^Bearer/);
     }
+    expect(await deleteOf(home!)).toEqual({ status: 204 });
+  });
+
+  // Before, a tenant's token was enough: anyone who reached the port could leave home bases undeletable.
+  it("answer 403 to a tenant's token without the services' key, or with a wrong one, claiming nothing", async () => {
+    const [home] = await homeBases(1);
+    const payload = { referrer: employee('e1'), references: [{ field: 'home_base.business_id', business_id: home }] };
+    const claim = await claimed(employee('e2'), home!);
+    for (const key of [undefined, 'not-the-key', `${world.harness.env.variables.INTERNAL_API_KEY}x`]) {
+      const headers = { [INTERNAL_API_KEY_HEADER]: key ?? '' };
+      const calls = [
+        await client.inject('POST', CLAIMS, payload, headers),
+        await client.inject('PUT', `${CLAIMS}/${claim}`, { version: 1 }, headers),
+        await client.inject('DELETE', `${CLAIMS}/${claim}`, undefined, headers),
+      ];
+      for (const response of calls) {
+        expect(response.statusCode, key).toBe(403);
+        expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(json<{ detail: string }>(response).detail).toContain(INTERNAL_API_KEY_HEADER);
+      }
+    }
+    // the claim made with the key is the only one, neither settled nor dropped
+    expect(await deleteOf(home!)).toEqual({ status: 409, referrers: [pending('e2')], total: 1 });
+  });
+
+  it('refuse a referrer of a kind whose events the service does not follow, naming the field', async () => {
+    const [home] = await homeBases(1);
+    const response = await client.claim({ entity: 'actual', id: 'a1' }, [{ field: 'home_base.business_id', business_id: home! }]);
+    expect(response.statusCode).toBe(400);
+    expect(json<{ violations: { field: string }[] }>(response).violations.map(({ field }) => field)).toEqual(['referrer.entity']);
     expect(await deleteOf(home!)).toEqual({ status: 204 });
   });
 

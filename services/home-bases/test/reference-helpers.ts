@@ -13,6 +13,7 @@ import {
   type EventEnvelope,
 } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
+import { INTERNAL_API_KEY_HEADER } from '@rm/service-kit';
 import { connectTestNats, startNatsServer, waitFor, type TestNats } from '@rm/testkit';
 import { BASE, homeBaseBody, json, startHomeBases, type HomeBasesHarness } from './helpers.js';
 
@@ -193,11 +194,13 @@ export async function startReferenceWorld(variables: Record<string, string> = {}
 
 /** HTTP calls of one tenant, with the waits that poll a home base's delete. */
 export function homeBaseClient(harness: HomeBasesHarness, headers: Record<string, string>) {
+  // the services' key, which every caller of /internal adds to its caller's token
+  const internal = { [INTERNAL_API_KEY_HEADER]: harness.env.variables.INTERNAL_API_KEY! };
   const inject = (method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, payload?: unknown, extra: Record<string, string> = {}) =>
     harness.app.inject({
       method,
       url: `${BASE}${path}`,
-      headers: { ...headers, ...extra },
+      headers: { ...headers, ...(path.startsWith('/internal/') ? internal : {}), ...extra },
       ...(payload === undefined ? {} : { payload: payload as object }),
     });
 

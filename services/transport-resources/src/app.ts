@@ -52,7 +52,7 @@ export const transportResourcesService = defineService({
         decide: decideTransportResource,
         opaqueJsonFields: ['custom_data'],
         homeBases: {
-          claims: createHomeBaseClaims({ baseUrl: config.HOME_BASES_URL, timeoutMs: config.HOME_BASES_TIMEOUT_MS }),
+          claims: createHomeBaseClaims({ baseUrl: config.HOME_BASES_URL, timeoutMs: config.HOME_BASES_TIMEOUT_MS, internalApiKey: config.INTERNAL_API_KEY }),
           entity: TRANSPORT_RESOURCE_EVENTS.entity,
         },
       });

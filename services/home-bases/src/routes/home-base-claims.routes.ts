@@ -9,13 +9,15 @@ import {
   type HomeBaseClaimParams as ClaimParams,
   type HomeBaseClaimSettlement as Settlement,
 } from '@rm/contracts';
-import { NotFound } from '@rm/service-kit';
+import { NotFound, requireInternalApiKey } from '@rm/service-kit';
 import type { HomeBaseGuard } from '../home-base-guard.js';
 import type { ReferenceIndex } from '../store/reference-index.js';
 
 export interface HomeBaseClaimRoutesOptions {
   guard: HomeBaseGuard;
   references: ReferenceIndex;
+  /** INTERNAL_API_KEY: only the services, which hold it, may claim. */
+  internalApiKey: string;
 }
 
 const CLAIMS = '/internal/home-base-claims';
@@ -24,9 +26,11 @@ const CLAIMS = '/internal/home-base-claims';
  * Claims on home bases, for the other services' writes that name them (service-kit's
  * HomeBaseClaims): claim before the write, then settle with the version written, or drop when
  * nothing was written. Under `/internal`, which the gateway neither routes nor documents; the caller
- * passes on its own caller's token, so a claim is always in that tenant.
+ * passes on its own caller's token, so a claim is always in that tenant, with the services' key.
  */
-export const homeBaseClaimRoutes: FastifyPluginAsync<HomeBaseClaimRoutesOptions> = async (app, { guard, references }) => {
+export const homeBaseClaimRoutes: FastifyPluginAsync<HomeBaseClaimRoutesOptions> = async (app, { guard, references, internalApiKey }) => {
+  app.addHook('onRequest', requireInternalApiKey(internalApiKey));
+
   app.post<{ Body: ClaimBody }>(
     CLAIMS,
     { schema: { body: HomeBaseClaimBody, response: { 201: HomeBaseClaim, 400: Problem } } },

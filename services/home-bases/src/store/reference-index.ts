@@ -19,8 +19,8 @@ interface ReferenceRow {
   claimed_at?: Date;
   /** A claim's row: the version its write produced, once the writer said so. */
   settled_version?: number;
-  /** A claim's row until it settles: its entity, an equality that an index serves (see dropUnsettledClaims). */
-  unsettled?: string;
+  /** A claim's row: its entity, an equality that an index serves (see dropStaleClaims). */
+  open?: string;
 }
 
 /** A referrer of a home base, as a refused delete lists it; `pending` for a claim. */
@@ -35,19 +35,20 @@ export interface ReferenceIndex {
   settleClaim(tenant: string, claimId: string, version: number): Promise<boolean>;
   /** Applies a referrer's event: the home bases its `version` names (none for a delete). */
   apply(tenant: string, referrer: Referrer, version: number, homeBases: readonly string[]): Promise<void>;
-  /** Drops the unsettled claims of these entities made before `before` (see UNSETTLED_CLAIM_DEADLINE_MS); returns how many. */
-  dropUnsettledClaims(entities: readonly string[], before: Date): Promise<number>;
+  /** Drops the claims of these entities made before `before`, settled or not (see CLAIM_DEADLINE_MS); returns how many. */
+  dropStaleClaims(entities: readonly string[], before: Date): Promise<number>;
   /** What refers to a home base: the first MAX_LISTED_REFERRERS by entity and id, and how many in all. */
   referrersOf(tenant: string, homeBase: string): Promise<{ referrers: ListedReferrer[]; total: number }>;
 }
 
 /**
- * A claim that never settled (its writer crashed, or its write failed in an outage and may have
- * committed) goes once the publishing service's stream has brought an event that happened this long
- * after it: the write has ended by then, and its event, if it committed, has long been published
- * (the relay sweeps every 30 s) and applied.
+ * A claim still there (it never settled: its writer crashed, or its write failed in an outage and may
+ * have committed; or it was settled with a version whose event never comes) goes once the publishing
+ * service's stream has brought an event that happened this long after it: the write has ended by
+ * then, and its event, if it committed, has long been published (the relay sweeps every 30 s) and
+ * applied, which took the claim away.
  */
-export const UNSETTLED_CLAIM_DEADLINE_MS = 5 * 60_000;
+export const CLAIM_DEADLINE_MS = 5 * 60_000;
 
 const referrerRowId = (tenant: string, { entity, id }: Referrer) => `referrer|${tenant}|${entity}|${id}`;
 const claimRowId = (tenant: string, claimId: string) => `claim|${tenant}|${claimId}`;
@@ -57,7 +58,7 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
   const rows: Collection<ReferenceRow> = store.plainCollection<ReferenceRow>('home_base_references', [
     { key: { tenant: 1, home_bases: 1, entity: 1, entity_id: 1 }, name: 'by_home_base' },
     { key: { tenant: 1, entity: 1, entity_id: 1 }, name: 'by_referrer' },
-    { key: { unsettled: 1, claimed_at: 1 }, name: 'unsettled_claims', sparse: true },
+    { key: { open: 1, claimed_at: 1 }, name: 'open_claims', sparse: true },
   ]);
 
   async function claim(tenant: string, referrer: Referrer, homeBases: readonly string[]): Promise<string> {
@@ -70,7 +71,7 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
         entity_id: referrer.id,
         home_bases: [...homeBases],
         claimed_at: new Date(),
-        unsettled: referrer.entity,
+        open: referrer.entity,
       }),
     );
     return claimId;
@@ -82,7 +83,8 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
 
   async function settleClaim(tenant: string, claimId: string, version: number): Promise<boolean> {
     const _id = claimRowId(tenant, claimId);
-    const claimed = await orUnavailable(() => rows.findOneAndUpdate({ _id }, { $set: { settled_version: version }, $unset: { unsettled: '' } }));
+    // it stays open: a version whose event never comes (a caller's mistake) must not keep it for ever
+    const claimed = await orUnavailable(() => rows.findOneAndUpdate({ _id }, { $set: { settled_version: version } }));
     if (claimed === null) return false;
     // the event may have come first: then nothing else would ever take the claim away
     const referrer = { entity: claimed.entity, id: claimed.entity_id };
@@ -107,10 +109,10 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     if (hasClaims) await rows.deleteMany({ ...referrerFilter(tenant, referrer), settled_version: { $lte: version } });
   }
 
-  async function dropUnsettledClaims(entities: readonly string[], before: Date): Promise<number> {
+  async function dropStaleClaims(entities: readonly string[], before: Date): Promise<number> {
     let dropped = 0;
     // one entity at a time: FerretDB pushes neither `$in` nor `$exists` down, and read every row for them
-    for (const entity of entities) dropped += (await rows.deleteMany({ unsettled: entity, claimed_at: { $lt: before } })).deletedCount;
+    for (const entity of entities) dropped += (await rows.deleteMany({ open: entity, claimed_at: { $lt: before } })).deletedCount;
     return dropped;
   }
 
@@ -128,5 +130,5 @@ export function createReferenceIndex(store: Store): ReferenceIndex {
     return { referrers, total };
   }
 
-  return { claim, dropClaim, settleClaim, apply, dropUnsettledClaims, referrersOf };
+  return { claim, dropClaim, settleClaim, apply, dropStaleClaims, referrersOf };
 }
