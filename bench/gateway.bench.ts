@@ -40,8 +40,9 @@ export const gatewayBench: Bench = {
       MONGO_DB: gatewayDb.databaseName,
       SIGNING_KEY_ENCRYPTION_KEY: 'bench-only-signing-key-encryption-key-0123456789',
       UPSTREAM_EMPLOYEES_URL: `http://127.0.0.1:${employeesPort}`,
-      // the bench is one IP asking for many tokens, and some with wrong secrets on purpose
+      // the bench is one IP and one client asking for many tokens, some with wrong secrets on purpose
       TOKEN_RATE_LIMIT: '100000',
+      TOKEN_RATE_LIMIT_PER_CLIENT: '100000',
       LOGIN_FAILURE_LIMIT: '10000',
       ...tokenHashSettings(process.env.BENCH_TOKEN_HASH),
     });

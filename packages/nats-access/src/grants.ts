@@ -72,7 +72,7 @@ export const NATS_GRANTS: Readonly<Record<string, NatsGrant>> = {
   // the token endpoint's shared counters and blocked addresses
   gateway: service('gateway', {
     publishes: ['rm-gateway-guard.>'],
-    streams: { RM_GATEWAY_TOKEN_RATE: 'owns', RM_GATEWAY_LOGIN_FAILURES: 'owns' },
+    streams: { RM_GATEWAY_TOKEN_RATE: 'owns', RM_GATEWAY_CLIENT_TOKEN_RATE: 'owns', RM_GATEWAY_LOGIN_FAILURES: 'owns' },
     buckets: ['rm_gateway_blocked_ips'],
   }),
   // the planning platform: its releases and unreleases only (`npm run planning` connects as it)

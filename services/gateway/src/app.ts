@@ -68,6 +68,7 @@ export const gatewayService = defineService({
       logger,
       limits: {
         ratePerSecond: config.TOKEN_RATE_LIMIT,
+        clientRatePerSecond: config.TOKEN_RATE_LIMIT_PER_CLIENT,
         failureLimit: config.LOGIN_FAILURE_LIMIT,
         failureWindowMs: config.LOGIN_FAILURE_WINDOW_MS,
         blockMs: config.LOGIN_BLOCK_MS,

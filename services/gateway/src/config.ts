@@ -40,6 +40,11 @@ export const gatewayConfigSpec = {
   TOKEN_HASH_QUEUE: { type: 'int', min: 0, max: 10_000, default: 64 },
   /** Token requests accepted per source IP in any one second, across every replica (spec: 50); the rest get 429. */
   TOKEN_RATE_LIMIT: { type: 'int', min: 1, max: 100_000, default: 50 },
+  /**
+   * Token requests accepted per client id in any one second, across every replica and addresses: one
+   * client's secret is hashed at most this often (a token lasts up to an hour; one a second is plenty).
+   */
+  TOKEN_RATE_LIMIT_PER_CLIENT: { type: 'int', min: 1, max: 100_000, default: 5 },
   /** Failed logins from one IP within LOGIN_FAILURE_WINDOW_MS that block it. */
   LOGIN_FAILURE_LIMIT: { type: 'int', min: 2, max: 10_000, default: 10 },
   LOGIN_FAILURE_WINDOW_MS: { type: 'duration-ms', min: 1_000, default: MINUTE },

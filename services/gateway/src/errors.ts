@@ -2,11 +2,11 @@ import { HttpProblem } from '@rm/service-kit';
 
 /** 429 from the token endpoint: the source IP asked for more tokens in the last second than allowed. */
 export class TooManyTokenRequests extends HttpProblem {
-  constructor() {
+  constructor(from: 'address' | 'client' = 'address') {
     super({
       status: 429,
       title: 'Too Many Requests',
-      detail: 'Too many token requests from this address; at most the configured number per second is accepted.',
+      detail: `Too many token requests ${from === 'address' ? 'from this address' : 'for this client'}; at most the configured number per second is accepted.`,
       code: 'RM_RATE_LIMITED',
       headers: { 'Retry-After': '1' },
     });

@@ -5,6 +5,7 @@ import { uniqueName, waitFor } from '@rm/testkit';
 import { basic, BASE, createClient, dropDatabase, FORM, freshIp, startGateway, TEST_LIMITS, type GatewayHarness } from './helpers.js';
 
 const RATE = Number(TEST_LIMITS.TOKEN_RATE_LIMIT);
+const PER_CLIENT = Number(TEST_LIMITS.TOKEN_RATE_LIMIT_PER_CLIENT);
 const FAILURES = Number(TEST_LIMITS.LOGIN_FAILURE_LIMIT);
 const database = uniqueName('gateway_guard');
 let one: GatewayHarness;
@@ -52,6 +53,24 @@ describe('token endpoint protection across two replicas', () => {
     expect((await unauthenticatedRequest(one, ip)).status).toBe(400);
   });
 
+  // Before, one client id could have its secret hashed as often as its addresses allowed.
+  it('accepts at most the rate per client id per second, from any addresses, whichever replica answers; another client is not affected', async () => {
+    const [flooding, other] = [await createClient(one.registry), await createClient(one.registry)];
+    const login = (gateway: GatewayHarness, { clientId, secret }: { clientId: string; secret: string }) =>
+      gateway.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(clientId, secret) }, body: 'grant_type=client_credentials' });
+    const responses = await Promise.all(Array.from({ length: PER_CLIENT + 4 }, (_, index) => login(index % 2 === 0 ? one : two, flooding)));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(PER_CLIENT);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(4);
+    const limited = responses.find((response) => response.status === 429)!;
+    expect(limited.headers.get('retry-after')).toBe('1');
+    expect(((await limited.json()) as { detail: string }).detail).toContain('for this client');
+
+    expect((await login(two, other)).status).toBe(200);
+    await sleep(1_100);
+    expect((await login(one, flooding)).status).toBe(200);
+  });
+
   it('blocks an IP that keeps failing to log in on every replica: its connections to the token endpoint are closed, nothing else', async () => {
     const ip = freshIp();
     for (let attempt = 1; attempt < FAILURES; attempt += 1) expect((await wrongLogin(attempt % 2 === 0 ? one : two, ip)).status).toBe(401);
@@ -72,9 +91,11 @@ describe('token endpoint protection across two replicas', () => {
 
   it('answers 503 with Retry-After, at once, while as many secrets as it checks at once and may queue are being checked', async () => {
     narrow = await startGateway({ MONGO_DB: database, TOKEN_HASH_CONCURRENCY: '1', TOKEN_HASH_QUEUE: '0' });
-    const login = () =>
-      narrow!.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' });
-    const responses = await Promise.all(Array.from({ length: 8 }, login));
+    // two clients, each under its own token rate
+    const clients = [await createClient(narrow.registry), await createClient(narrow.registry)];
+    const login = (index: number) =>
+      narrow!.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(clients[index % 2]!.clientId, clients[index % 2]!.secret) }, body: 'grant_type=client_credentials' });
+    const responses = await Promise.all(Array.from({ length: 8 }, (_, index) => login(index)));
     const busy = responses.filter((response) => response.status === 503);
     expect(responses.filter((response) => response.status === 200).length).toBeGreaterThanOrEqual(1);
     expect(busy.length).toBeGreaterThanOrEqual(1);
@@ -94,9 +115,10 @@ describe('token endpoint protection across two replicas', () => {
     // a second proxy in front of 127.0.0.1 that says nothing of its own clients: its address is all there is
     proxied = await startGateway({ MONGO_DB: database, TRUST_PROXY: '127.0.0.1, 10.254.0.0/16' });
     const proxy = `10.254.${randomInt(256)}.${randomInt(1, 255)}`;
+    const own = await createClient(proxied.registry);
     const login = (secret: string) =>
-      proxied!.fetch('/oauth2/token', { method: 'POST', ip: proxy, headers: { ...FORM, Authorization: basic(client.clientId, secret) }, body: 'grant_type=client_credentials' });
+      proxied!.fetch('/oauth2/token', { method: 'POST', ip: proxy, headers: { ...FORM, Authorization: basic(own.clientId, secret) }, body: 'grant_type=client_credentials' });
     for (let attempt = 0; attempt <= FAILURES; attempt += 1) expect((await login('wrong')).status).toBe(401);
-    expect((await login(client.secret)).status).toBe(200);
+    expect((await login(own.secret)).status).toBe(200);
   });
 });

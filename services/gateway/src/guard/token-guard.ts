@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { JetStreamApiError, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { declareStream } from '@rm/bus';
@@ -9,6 +10,7 @@ import { addressKey } from './address-key.js';
  * replica through NATS JetStream, none of it in process memory:
  * - the rate: each request publishes to its IP's subject of a stream that keeps messages one
  *   second and refuses more than the limit per subject, so the server counts for every replica;
+ *   the same per client id, whatever addresses its requests come from, before its secret is hashed;
  * - failed logins: the same over LOGIN_FAILURE_WINDOW_MS; the failure the stream refuses is the
  *   one that reaches the limit, and blocks the IP;
  * - blocks: a key-value bucket every replica watches, so a block holds everywhere within moments.
@@ -16,6 +18,8 @@ import { addressKey } from './address-key.js';
 export interface TokenGuard {
   /** Counts a token request from the IP; false when it is over the rate (429). */
   admit(ip: string): Promise<boolean>;
+  /** Counts a token request naming the client id (known or not); false when it is over its rate (429). */
+  admitClient(clientId: string): Promise<boolean>;
   /** Counts a failed login from the IP; the one that reaches the limit blocks it. */
   recordFailure(ip: string): Promise<void>;
   isBlocked(ip: string): boolean;
@@ -26,6 +30,7 @@ export interface TokenGuard {
 
 export interface TokenGuardLimits {
   ratePerSecond: number;
+  clientRatePerSecond: number;
   failureLimit: number;
   failureWindowMs: number;
   blockMs: number;
@@ -40,9 +45,11 @@ export interface TokenGuardOptions {
 }
 
 const RATE_STREAM = 'RM_GATEWAY_TOKEN_RATE';
+const CLIENT_RATE_STREAM = 'RM_GATEWAY_CLIENT_TOKEN_RATE';
 const FAILURE_STREAM = 'RM_GATEWAY_LOGIN_FAILURES';
 const BLOCK_BUCKET = 'rm_gateway_blocked_ips';
 const RATE_SUBJECT = 'rm-gateway-guard.rate';
+const CLIENT_RATE_SUBJECT = 'rm-gateway-guard.client-rate';
 const FAILURE_SUBJECT = 'rm-gateway-guard.failure';
 /** JetStream's code for a refused store; only its per-subject form means "the limit is reached". */
 const STORE_REFUSED = 10077;
@@ -63,6 +70,17 @@ export async function startTokenGuard({ js, jsm, limits, replicas, logger }: Tok
     maxAgeMs: second,
     duplicateWindowMs: second,
     maxMsgsPerSubject: limits.ratePerSecond,
+    inMemory: true,
+    replicas,
+    ...GUARD_STREAM_BOUNDS,
+  });
+  await declareStream(jsm, {
+    name: CLIENT_RATE_STREAM,
+    subjects: [`${CLIENT_RATE_SUBJECT}.*`],
+    description: 'Token requests per client id in the last second (gateway rate limit)',
+    maxAgeMs: second,
+    duplicateWindowMs: second,
+    maxMsgsPerSubject: limits.clientRatePerSecond,
     inMemory: true,
     replicas,
     ...GUARD_STREAM_BOUNDS,
@@ -113,6 +131,7 @@ export async function startTokenGuard({ js, jsm, limits, replicas, logger }: Tok
 
   return {
     admit: (ip) => count(`${RATE_SUBJECT}.${ipKey(ip)}`),
+    admitClient: (clientId) => count(`${CLIENT_RATE_SUBJECT}.${clientKey(clientId)}`),
     async recordFailure(ip) {
       if (await count(`${FAILURE_SUBJECT}.${ipKey(ip)}`)) return;
       const until = Date.now() + limits.blockMs;
@@ -154,6 +173,11 @@ async function block(blocks: KV, ip: string, until: number): Promise<void> {
   } catch (error) {
     throw new ServiceUnavailable('The token endpoint cannot record a block right now; retry later.', { cause: error });
   }
+}
+
+/** One subject token per client id of any length and characters: its digest. */
+function clientKey(clientId: string): string {
+  return createHash('sha256').update(clientId).digest('hex');
 }
 
 /** One subject token and key per address (or IPv6 /64), whatever characters it has (`.`, `:`, `/`). */

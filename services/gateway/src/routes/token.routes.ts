@@ -39,6 +39,7 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
     if ('problem' in tokenRequest) return sendOAuthError(reply, tokenRequest.problem);
 
     const { clientId, secret, method } = tokenRequest.credentials;
+    if (!(await guard.admitClient(clientId))) throw new TooManyTokenRequests('client');
     const client = await hashing.run(() => registry.authenticate(clientId, secret));
     if (client === undefined) {
       // a trusted proxy's own address is every client's behind it: blocking it would shut them all out
