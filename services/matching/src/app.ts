@@ -6,7 +6,7 @@ import { defineService } from '@rm/runtime';
 import { DEFAULT_EXACT_MAX_NONZEROS } from './domain/exact.js';
 import { createMatchingEngine } from './engine.js';
 import { INPUT_EVENTS, inputSources, INPUTS_STREAM, partitionSubjects, SERVICE_NAME } from './events.js';
-import { convergenceLag, observeTenants, resolveObserver } from './metrics.js';
+import { convergenceLag, observeTenants, resolveObserver, tenantLabeller } from './metrics.js';
 import { createPartitionTables, startPartitionLeases } from './partitions.js';
 import { outputRoutes } from './routes/output.routes.js';
 import { createInputStore } from './store/inputs.js';
@@ -93,7 +93,7 @@ export const matchingService = defineService({
             },
           }),
     });
-    observeTenants(metrics, engine);
+    observeTenants(metrics, engine, tenantLabeller(config.CURSOR_SECRET));
     const leases = startPartitionLeases({
       tables: collections.partitions,
       partitions,

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { EventEnvelope } from '@rm/contracts';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { MatchingEngine } from './engine.js';
@@ -19,10 +20,23 @@ export function convergenceLag(registry: Registry): (events: readonly EventEnvel
 }
 
 /**
+ * The `tenant` label of the per-tenant series: a keyed digest of the tenant id, never the id, since
+ * /metrics answers without a token. The same tenant has the same label on every replica (the key is
+ * CURSOR_SECRET, the same everywhere); the engine's log lines name both (runbook).
+ */
+export function tenantLabeller(key: string): (tenant: string) => string {
+  return (tenant) => createHmac('sha256', key).update(`metrics-label:${tenant}`).digest('hex').slice(0, 16);
+}
+
+/**
  * Per tenant held on this replica, at scrape time: its snapshots and combinations as last written, and
  * whether it is refused; and how many have a re-solve due or running.
  */
-export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 'counts' | 'refused' | 'resolvesPending'>): void {
+export function observeTenants(
+  registry: Registry,
+  engine: Pick<MatchingEngine, 'counts' | 'refused' | 'resolvesPending'>,
+  label: (tenant: string) => string,
+): void {
   const perTenant = (name: string, help: string, count: (counts: ReturnType<MatchingEngine['counts']>[number]) => number) =>
     new Gauge({
       name,
@@ -32,7 +46,7 @@ export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 
       collect() {
         // tenants another replica took over disappear
         this.reset();
-        for (const counts of engine.counts()) this.set({ tenant: counts.tenant }, count(counts));
+        for (const counts of engine.counts()) this.set({ tenant: label(counts.tenant) }, count(counts));
       },
     });
   perTenant('rm_matching_snapshots', 'AvailableEmployee snapshots of the tenant that this replica holds', (counts) => counts.snapshots);
@@ -44,7 +58,7 @@ export function observeTenants(registry: Registry, engine: Pick<MatchingEngine, 
     registers: [registry],
     collect() {
       this.reset();
-      for (const tenant of engine.refused()) this.set({ tenant }, 1);
+      for (const tenant of engine.refused()) this.set({ tenant: label(tenant) }, 1);
     },
   });
   new Gauge({
