@@ -77,6 +77,8 @@ function printWelcome({ services, origins }: Stack): void {
     '',
     `NATS (${servers.natsUrl}) refuses anonymous clients; each service is a user of its name, and the`,
     `admin may do anything: user ${TEST_NATS_ADMIN}, password ${testNatsPassword()} (RM_TEST_NATS_PASSWORD).`,
+    'Play the planning platform (services/deployments/README.md):',
+    `  ALLOW_DEV_ONLY_SECRETS=true NATS_URL=${servers.natsUrl} NATS_PASSWORD='${testNatsPassword()}' npm run planning -- release <tenant> <route> <file.json>`,
     '',
     'Ctrl-C stops everything this started.',
     '',

@@ -98,6 +98,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     AUTH_ISSUER: gateway,
     AUTH_AUDIENCE: 'resource-management',
     CURSOR_SECRET: options.cursorSecret ?? 'dev-only-cursor-secret-never-use-in-production',
+    // a development stack: its defaults are the known dev-only-… secrets
+    ALLOW_DEV_ONLY_SECRETS: 'true',
     HOME_BASES_URL: `${origins['home-bases']}${BASE_PATH}`,
     INTERNAL_API_KEY: options.internalApiKey,
     ...(name === 'gateway'

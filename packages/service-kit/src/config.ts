@@ -59,10 +59,21 @@ export function readConfig<const S extends ConfigSpec>(spec: S, env: Record<stri
     }
     const parsed = parseVariable(name, variable, raw.trim());
     if ('problem' in parsed) problems.push(parsed.problem);
-    else values[name] = parsed.value;
+    else if (variable.type === 'secret' && isDevelopmentOnly(parsed.value, env)) {
+      problems.push(`${name} holds a development-only value (${DEVELOPMENT_ONLY_PREFIX}…): set a secret of your own, or ${ALLOW_DEVELOPMENT_SECRETS}=true on a development stack`);
+    } else values[name] = parsed.value;
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values) as Config<S>;
+}
+
+/** The defaults of the development stacks (npm start, docker-compose.yml) start with it, and say so. */
+const DEVELOPMENT_ONLY_PREFIX = 'dev-only-';
+/** Set to `true` by the development stacks only: their known secrets are then accepted. */
+const ALLOW_DEVELOPMENT_SECRETS = 'ALLOW_DEV_ONLY_SECRETS';
+
+function isDevelopmentOnly(value: Value, env: Record<string, string | undefined>): boolean {
+  return typeof value === 'string' && value.startsWith(DEVELOPMENT_ONLY_PREFIX) && env[ALLOW_DEVELOPMENT_SECRETS] !== 'true';
 }
 
 function parseVariable(name: string, variable: VariableSpec, raw: string): Parsed {

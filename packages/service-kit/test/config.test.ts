@@ -83,6 +83,18 @@ describe('readConfig', () => {
     expect(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' }), env)).toThrow(/PORT must be[\s\S]*NATS_URL is required/);
   });
 
+  // Before, a stack deployed with compose's defaults ran on secrets everyone knows.
+  it('refuses a development-only secret unless the stack says it is a development one', () => {
+    const spec = serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' });
+    const env = { ...validEnv, CURSOR_SECRET: 'dev-only-cursor-secret-never-use-in-production', NATS_PASSWORD: 'dev-only-nats-password' };
+    expect(problemsOf(() => readConfig(spec, env))).toEqual([
+      'NATS_PASSWORD holds a development-only value (dev-only-…): set a secret of your own, or ALLOW_DEV_ONLY_SECRETS=true on a development stack',
+      'CURSOR_SECRET holds a development-only value (dev-only-…): set a secret of your own, or ALLOW_DEV_ONLY_SECRETS=true on a development stack',
+    ]);
+    expect(readConfig(spec, { ...env, ALLOW_DEV_ONLY_SECRETS: 'true' }).CURSOR_SECRET).toBe(env.CURSOR_SECRET);
+    expect(problemsOf(() => readConfig(spec, { ...env, ALLOW_DEV_ONLY_SECRETS: 'yes' }))).toHaveLength(2);
+  });
+
   it('never echoes secrets or URLs, which may hold credentials', () => {
     const env = { ...validEnv, CURSOR_SECRET: 'short-secret', MONGO_URL: 'http://user:hunter2@db/' };
     const problems = problemsOf(() => readConfig(serviceConfigSpec({ PORT: 3001, MONGO_DB: 'employees', NATS_USER: 'employees' }), env));
