@@ -11,13 +11,14 @@ import { growthBench } from './growth.bench.ts';
 import { httpBench } from './http.bench.ts';
 import { requestSizeBench } from './request-size.bench.ts';
 import { openBenchContext, type Bench } from './lib/bench.ts';
+import { listAnswerBench } from './list-answer.bench.ts';
 import { loadBench } from './load.bench.ts';
 import { msSince } from './lib/stats.ts';
 import { matchingQualityBench } from './matching-quality.bench.ts';
 import { matchingServiceBench } from './matching-service.bench.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, requestSizeBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, requestSizeBench, listAnswerBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));

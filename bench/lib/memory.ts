@@ -11,6 +11,8 @@ export interface MemoryDelta {
 export interface MemoryProbe {
   /** Collects garbage, then runs `work` and reports how memory changed over it. */
   around<T>(work: () => Promise<T>): Promise<{ result: T; memory: MemoryDelta }>;
+  /** The heap still in use after a full GC: what is live at this moment. */
+  liveHeap(): number;
 }
 
 /**
@@ -34,5 +36,6 @@ export function createMemoryProbe(): MemoryProbe {
         memory: { rssBytes: after.rss - before.rss, heapBytes: after.heapUsed - before.heapUsed },
       };
     },
+    liveHeap: () => settle().heapUsed,
   };
 }

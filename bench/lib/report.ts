@@ -49,7 +49,7 @@ function growthCells(atSizes: ReportRow[]): string[] {
 }
 
 /** The first column left-aligned, the others right-aligned. */
-function printMarkdown(title: string, header: string[], rows: string[][]): void {
+export function printMarkdown(title: string, header: string[], rows: string[][]): void {
   const lines = [header, ...rows];
   const widths = header.map((_, column) => Math.max(...lines.map((line) => (line[column] ?? '').length)));
   const format = (line: string[]) =>

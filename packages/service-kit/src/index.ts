@@ -41,6 +41,7 @@ export {
   type ReturnPreference,
   type WrittenResource,
 } from './http.js';
+export { sendJsonArray } from './json-array.js';
 export { createCursorCodec, type CursorCodec, type CursorPayload } from './cursor.js';
 export {
   pageCursors,

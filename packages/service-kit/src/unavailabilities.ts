@@ -12,6 +12,7 @@ import {
 import type { Resource, ResourceCollection, Store } from '@rm/store';
 import { ValidationProblem } from './errors.js';
 import { parseIfMatch, replyWritten } from './http.js';
+import { sendJsonArray } from './json-array.js';
 import {
   assertParentExists,
   idempotencyKeyOf,
@@ -96,11 +97,11 @@ export const unavailabilityRoutes: FastifyPluginAsync<UnavailabilityRoutesOption
   app.get<{ Querystring: RangeQuery }>(
     listPath,
     { schema: { params: params.list, querystring: TimeRangeQuery, response: { 200: schemas.List, 400: Problem, 404: Problem } } },
-    async (request) => {
+    async (request, reply) => {
       const scope = parentScope(request, parent);
       const where = spanOverlapping(request.query);
       await assertParentExists(parent, scope);
-      return (await unavailabilities.find(scope, where)).map(represent);
+      return sendJsonArray(reply, unavailabilities.findEach(scope, where), represent);
     },
   );
 

@@ -124,6 +124,11 @@ export interface ResourceCollection<Body> {
   /** The live resources of a list whose indexed fields match, in key order. */
   find(scope: Scope, where?: IndexedFilter): Promise<Resource<Body>[]>;
   /**
+   * The same, read a batch at a time as the caller takes them: for an answer too large to hold at once
+   * (the unpaged lists, up to 50,000 items). Stopping early closes the cursor.
+   */
+  findEach(scope: Scope, where?: IndexedFilter): AsyncIterable<Resource<Body>>;
+  /**
    * Creates a resource under a fresh UUIDv7 key, without reading first: a generated one, or one from
    * newKey() for a caller that must name the resource before it exists.
    */
@@ -197,6 +202,8 @@ const MAX_INTENT_EVENT_BYTES = 8 * 1024 ** 2;
 const REMEMBERED_LIST_SIZES = 1_000;
 /** What a read assumes of a tenant's list it knows nothing of yet; a parent's lists are assumed small. */
 const UNKNOWN_TENANT_LIST_SIZE = 10_000;
+/** Documents findEach reads per round trip: about half a megabyte of availabilities. */
+const FIND_EACH_BATCH = 500;
 
 export function createResourceCollection<Body>(
   db: Db,
@@ -571,15 +578,25 @@ export function createResourceCollection<Body>(
     return items.map(toResource);
   }
 
-  async function find(scope: Scope, where: IndexedFilter = {}): Promise<Resource<Body>[]> {
+  function liveMatching(scope: Scope, where: IndexedFilter) {
     checkScope(scope);
-    const found = await orUnavailable(() =>
-      collection
-        .find({ ...scopeFilter(scope), ...live, ...indexedFilter(where) } as Filter<StoredDocument<Body>>)
-        .sort({ key: 1 })
-        .toArray(),
-    );
+    return collection.find({ ...scopeFilter(scope), ...live, ...indexedFilter(where) } as Filter<StoredDocument<Body>>).sort({ key: 1 });
+  }
+
+  async function find(scope: Scope, where: IndexedFilter = {}): Promise<Resource<Body>[]> {
+    const found = await orUnavailable(() => liveMatching(scope, where).toArray());
     return found.map(toResource);
+  }
+
+  async function* findEach(scope: Scope, where: IndexedFilter = {}): AsyncGenerator<Resource<Body>> {
+    const cursor = liveMatching(scope, where).batchSize(FIND_EACH_BATCH);
+    try {
+      for (let document = await orUnavailable(() => cursor.next()); document !== null; document = await orUnavailable(() => cursor.next())) {
+        yield toResource(document);
+      }
+    } finally {
+      await cursor.close();
+    }
   }
 
   async function knownStates(scope: Scope): Promise<KnownState<Body>[]> {
@@ -618,6 +635,7 @@ export function createResourceCollection<Body>(
     get,
     list,
     find,
+    findEach,
     create,
     createOnce,
     put,

@@ -45,6 +45,23 @@ describe('sub-resources', () => {
     expect(keysOf(await parts.find({ tenant: 't-other', parent: 'w-a' }))).toEqual([]);
   });
 
+  it('are read a batch at a time by findEach, as find reads them, within a range too', { timeout: 120_000 }, async () => {
+    const parent = 'w-each';
+    // more than a batch (500), so that the cursor goes back for more
+    for (let hour = 0; hour < 620; hour += 1) await parts.create(under(parent), hours(hour, hour + 1));
+    const each = async (where?: ReturnType<typeof partsOverlapping>) => {
+      const found = [];
+      for await (const part of parts.findEach(under(parent), where)) found.push(part);
+      return found;
+    };
+    const all = await each();
+    expect(all).toHaveLength(620);
+    expect(all).toEqual(await parts.find(under(parent)));
+    const range = partsOverlapping({ from: hours(10, 11).from, until: hours(590, 591).from });
+    expect(await each(range)).toEqual(await parts.find(under(parent), range));
+    expect(await each(range)).toHaveLength(580);
+  });
+
   it('name their parent in their events, whose entity id is <parent>/<key>', async () => {
     const part = await parts.create(under('w-ev'), hours(1, 2, 'first'));
     const [created] = await outboxOf(`${tenant}/w-ev/${part.key}`);

@@ -21,6 +21,7 @@ import {
   replyDeleted,
   replyCreated,
   replyWritten,
+  sendJsonArray,
   serveSubResourceItem,
   spanOverlapping,
   subResourceUrl,
@@ -50,11 +51,11 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
   app.get<{ Params: Params; Querystring: RangeQuery }>(
     '/employee/:employee_id/availability',
     { schema: { params: EmployeeParams, querystring: TimeRangeQuery, response: { 200: AvailabilityList, ...problems } } },
-    async (request) => {
+    async (request, reply) => {
       const scope = parentScope(request, employee);
       const where = spanOverlapping(request.query);
       await assertParentExists(employee, scope);
-      return (await availabilities.find(scope, where)).map(toAvailability);
+      return sendJsonArray(reply, availabilities.findEach(scope, where), toAvailability);
     },
   );
 

@@ -20,6 +20,7 @@ import {
   parseIfMatch,
   replyCreated,
   replyWritten,
+  sendJsonArray,
   serveSubResourceItem,
   subResourceUrl,
   ValidationProblem,
@@ -57,10 +58,10 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
   app.get<{ Params: Params }>(
     '/employee/:employee_id/shift-schedule',
     { schema: { params: EmployeeParams, response: { 200: ShiftScheduleList, 400: Problem, 404: Problem } } },
-    async (request) => {
+    async (request, reply) => {
       const scope = parentScope(request, employee);
       await assertParentExists(employee, scope);
-      return (await schedules.find(scope)).map(toShiftSchedule);
+      return sendJsonArray(reply, schedules.findEach(scope), toShiftSchedule);
     },
   );
 
