@@ -63,28 +63,20 @@ const PUBLISH_TIMEOUT_MS = 2_000;
 
 export async function startTokenGuard({ js, jsm, limits, replicas, logger }: TokenGuardOptions): Promise<TokenGuard> {
   const second = 1_000;
-  await declareStream(jsm, {
-    name: RATE_STREAM,
-    subjects: [`${RATE_SUBJECT}.*`],
-    description: 'Token requests per source IP in the last second (gateway rate limit)',
-    maxAgeMs: second,
-    duplicateWindowMs: second,
-    maxMsgsPerSubject: limits.ratePerSecond,
-    inMemory: true,
-    replicas,
-    ...GUARD_STREAM_BOUNDS,
-  });
-  await declareStream(jsm, {
-    name: CLIENT_RATE_STREAM,
-    subjects: [`${CLIENT_RATE_SUBJECT}.*`],
-    description: 'Token requests per client id in the last second (gateway rate limit)',
-    maxAgeMs: second,
-    duplicateWindowMs: second,
-    maxMsgsPerSubject: limits.clientRatePerSecond,
-    inMemory: true,
-    replicas,
-    ...GUARD_STREAM_BOUNDS,
-  });
+  const perSecond = (name: string, subject: string, description: string, limit: number) =>
+    declareStream(jsm, {
+      name,
+      subjects: [`${subject}.*`],
+      description,
+      maxAgeMs: second,
+      duplicateWindowMs: second,
+      maxMsgsPerSubject: limit,
+      inMemory: true,
+      replicas,
+      ...GUARD_STREAM_BOUNDS,
+    });
+  await perSecond(RATE_STREAM, RATE_SUBJECT, 'Token requests per source IP in the last second (gateway rate limit)', limits.ratePerSecond);
+  await perSecond(CLIENT_RATE_STREAM, CLIENT_RATE_SUBJECT, 'Token requests per client id in the last second (gateway rate limit)', limits.clientRatePerSecond);
   await declareStream(jsm, {
     name: FAILURE_STREAM,
     subjects: [`${FAILURE_SUBJECT}.*`],
