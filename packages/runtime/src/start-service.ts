@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { createEventValidator, entitySubjects, serviceStream, type AppliedVersions } from '@rm/contracts';
-import { connectNats, createConsumerRunner, natsAccess, createOutboxRelay, declareServiceStream, type ConsumerRunner } from '@rm/bus';
+import { connectNats, createConsumerRunner, createOutboxRelay, declareServiceStream, natsAccess, type ConsumerRunner } from '@rm/bus';
 import type { DestinationStream } from 'pino';
 import {
   createCursorCodec,
