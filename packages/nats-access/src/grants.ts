@@ -15,6 +15,8 @@ export type StreamAccess = 'owns' | 'consumes' | 'declares';
 export interface NatsGrant {
   /** Subjects it publishes on (a JetStream stream stores what matches its subjects). */
   publishes: readonly string[];
+  /** Core NATS subjects it subscribes to, outside JetStream (nothing is kept for it). */
+  listens?: readonly string[];
   streams: Readonly<Record<string, StreamAccess>>;
   /** Key-value buckets it owns (each is the stream `KV_<bucket>` over `$KV.<bucket>.>`). */
   buckets: readonly string[];
@@ -38,6 +40,7 @@ function service(name: string, more: Partial<NatsGrant> = {}): NatsGrant {
     publishes: [...own.subjects, ...DEAD_LETTER_STREAM.subjects, ...(more.publishes ?? [])],
     streams: { [own.name]: 'owns', [DEAD_LETTER_STREAM.name]: 'declares', ...more.streams },
     buckets: more.buckets ?? [],
+    ...(more.listens === undefined ? {} : { listens: more.listens }),
   };
 }
 
@@ -69,9 +72,10 @@ export const NATS_GRANTS: Readonly<Record<string, NatsGrant>> = {
       [DEPLOYMENTS]: 'declares',
     },
   }),
-  // the token endpoint's shared counters and blocked addresses
+  // the token endpoint's shared counters and blocked addresses; the replicas' tenant request counts
   gateway: service('gateway', {
     publishes: ['rm-gateway-guard.>'],
+    listens: ['rm-gateway-guard.tenant-requests'],
     streams: { RM_GATEWAY_TOKEN_RATE: 'owns', RM_GATEWAY_CLIENT_TOKEN_RATE: 'owns', RM_GATEWAY_LOGIN_FAILURES: 'owns' },
     buckets: ['rm_gateway_blocked_ips'],
   }),

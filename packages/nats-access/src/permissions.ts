@@ -30,7 +30,7 @@ export function natsPermissions(user: string, grant: NatsGrant): NatsPermissions
         ...grant.buckets.flatMap(bucketSubjects),
       ],
     },
-    subscribe: { allow: [`${inboxPrefix(user)}.>`] },
+    subscribe: { allow: [`${inboxPrefix(user)}.>`, ...(grant.listens ?? [])] },
   };
 }
 

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isTenantId } from '@rm/contracts';
+import { isTenantId, tenantLimitsOf, type TenantLimits } from '@rm/contracts';
 import { credentialsOf, MAX_AUTHORIZATION_LENGTH } from './authorization-header.js';
 import { decodeCanonicalBase64url } from './base64url.js';
 import { ServiceUnavailable, Unauthorized } from './errors.js';
@@ -9,6 +9,8 @@ import { ServiceUnavailable, Unauthorized } from './errors.js';
 export interface AuthContext {
   tenant: string;
   clientId: string;
+  /** The tenant's limits, as the gateway put them in the token (claim `limits`); absent in a token without them. */
+  limits?: Partial<TenantLimits>;
 }
 
 declare module 'fastify' {
@@ -104,7 +106,7 @@ export function createTokenVerifier({
     // The tenant becomes a subject token and a part of document ids (contracts: tenant.ts).
     if (!isTenantId(tenant)) throw new InvalidTokenError('the tenant claim is not a valid tenant id');
     if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError('the token has no sub claim');
-    const auth = { tenant, clientId: sub };
+    const auth: AuthContext = { tenant, clientId: sub, ...(payload.limits === undefined ? {} : { limits: tenantLimitsOf(payload.limits) }) };
     verified.set(token, auth, (payload.exp as number) * 1000);
     return auth;
   };

@@ -3,6 +3,8 @@ import { defineService } from '@rm/runtime';
 import { gatewayConfigSpec } from './config.js';
 import { createHashSlots } from './guard/hash-slots.js';
 import { startTokenGuard } from './guard/token-guard.js';
+import { limitTenantRequests } from './limits/tenant-rate-limit.js';
+import { startTenantRequestRate } from './limits/tenant-request-rate.js';
 import { createApiDocument } from './openapi/api-document.js';
 import { createKeyRing, SIGNING_ALGORITHM } from './keys/key-ring.js';
 import { proxyRoutes } from './routes/proxy.routes.js';
@@ -48,7 +50,7 @@ export const gatewayService = defineService({
   port: 3000,
   config: gatewayConfigSpec,
   collections: () => ({}),
-  async extend({ config, db, js, jsm, logger, tracer }) {
+  async extend({ config, db, nc, js, jsm, logger, tracer }) {
     checkKeyTiming(config, logger);
     const keyRing = createKeyRing({
       store: createSigningKeyStore(db, config.SIGNING_KEY_ENCRYPTION_KEY),
@@ -77,6 +79,13 @@ export const gatewayService = defineService({
       await keyRing.stop();
       throw error;
     });
+    const tenantRequests = startTenantRequestRate({ nc, logger });
+    const defaultLimits = {
+      requestsPerSecond: config.TENANT_REQUEST_RATE,
+      employees: config.TENANT_EMPLOYEE_QUOTA,
+      transportResources: config.TENANT_TRANSPORT_RESOURCE_QUOTA,
+      availabilities: config.TENANT_AVAILABILITY_QUOTA,
+    };
     const upstreams = createUpstreams(config, { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
     const registry = createClientRegistry(db, { hashCost: config.CLIENT_SECRET_HASH_COST });
     const apiDocument = createApiDocument({
@@ -92,7 +101,7 @@ export const gatewayService = defineService({
       readiness: { signingKeys: keyRing.readiness, blockedIps: guard.readiness },
       publicRoutes: async (app) => {
         const hashing = createHashSlots({ concurrent: config.TOKEN_HASH_CONCURRENCY, queued: config.TOKEN_HASH_QUEUE });
-        await app.register(tokenRoutes, { registry, keyRing, guard, hashing });
+        await app.register(tokenRoutes, { registry, keyRing, guard, hashing, defaultLimits });
         await app.register(wellKnownRoutes, { keyRing, issuer: config.AUTH_ISSUER });
         await app.register(docsRoutes, { apiDocument, basePath: config.PUBLIC_BASE_PATH });
         if (config.ADMIN_TOKEN !== undefined) {
@@ -100,10 +109,12 @@ export const gatewayService = defineService({
         }
       },
       routes: async (api) => {
+        api.addHook('onRequest', limitTenantRequests(tenantRequests, config.TENANT_REQUEST_RATE));
         await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES, tracer });
       },
       async stop() {
         await closeUpstreams(upstreams);
+        await tenantRequests.stop();
         await guard.stop();
         await keyRing.stop();
       },

@@ -52,6 +52,17 @@ export const gatewayConfigSpec = {
   LOGIN_BLOCK_MS: { type: 'duration-ms', min: 1_000, default: 15 * MINUTE },
 
   /**
+   * Each tenant's limits unless it has its own (`npm run clients -- set-limits`). They go into every
+   * token the gateway issues (claim `limits`), so a change reaches a tenant with its next token.
+   * API requests per second, across every replica (429 beyond):
+   */
+  TENANT_REQUEST_RATE: { type: 'int', min: 1, max: 1_000_000, default: 200 },
+  /** Records stored at most, enforced by their owners (409 at the quota): */
+  TENANT_EMPLOYEE_QUOTA: { type: 'int', min: 1, max: 100_000_000, default: 100_000 },
+  TENANT_TRANSPORT_RESOURCE_QUOTA: { type: 'int', min: 1, max: 100_000_000, default: 100_000 },
+  TENANT_AVAILABILITY_QUOTA: { type: 'int', min: 1, max: 100_000_000, default: 2_000_000 },
+
+  /**
    * Operators' bearer token for the health overview at /admin/health (at least 32 characters); the
    * overview is not served without it.
    */

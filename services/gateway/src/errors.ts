@@ -42,3 +42,17 @@ export class UnforwardableRequest extends HttpProblem {
     super({ status: 400, title: 'Bad Request', detail, code: 'RM_UNFORWARDABLE_REQUEST', cause });
   }
 }
+
+/** 429 from the API: the caller's tenant made its limit of requests in the last second, across every replica. */
+export class TooManyTenantRequests extends HttpProblem {
+  constructor(limit: number, headers: Record<string, string>) {
+    super({
+      status: 429,
+      title: 'Too Many Requests',
+      detail: `This tenant's requests are limited to ${limit} a second, and that many were made in the last second; retry after the time in Retry-After.`,
+      code: 'RM_RATE_LIMITED',
+      extensions: { limit },
+      headers: { ...headers, 'Retry-After': '1' },
+    });
+  }
+}

@@ -70,6 +70,24 @@ describe('npm run clients', () => {
     expect(await tokenStatus('demo-cli-client', secret)).toBe(200);
   });
 
+  it("sets a tenant's own limits, lists them, gives one back to the gateway's setting, and names a wrong value", async () => {
+    const tenant = uniqueName('limited');
+    expect((await clients(['create-tenant', tenant])).code).toBe(0);
+    const set = await clients(['set-limits', tenant, '--requests-per-second', '20', '--employees', '500']);
+    expect(set.code).toBe(0);
+    expect((await clients(['list-tenants'])).stdout).toContain(`${tenant}\trequestsPerSecond=20\temployees=500\n`);
+
+    expect((await clients(['set-limits', tenant, '--employees', 'default'])).code).toBe(0);
+    expect((await clients(['list-tenants'])).stdout).toContain(`${tenant}\trequestsPerSecond=20\n`);
+
+    const wrong = await clients(['set-limits', tenant, '--availabilities', '2.5']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("--availabilities is a whole number of at least 1, or 'default'; got '2.5'");
+    const missing = await clients(['set-limits', 'no_such_tenant', '--employees', '3']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("there is no tenant 'no_such_tenant'");
+  });
+
   it('names the mistake: a tenant id events cannot carry, an unknown tenant or client, an unknown command', async () => {
     const badTenant = await clients(['create-tenant', 'acme.corp']);
     expect(badTenant.code).toBe(1);

@@ -1,13 +1,27 @@
 // npm run clients -- <command>: manages the gateway's tenants and OAuth clients in its database.
 // Also runs in the gateway's container (working directory services/gateway): node dist/cli/clients.js <command>.
 import { parseArgs } from 'node:util';
+import { TENANT_LIMIT_NAMES } from '@rm/contracts';
 import { ConfigError, createLogger, readConfig } from '@rm/service-kit';
 import { connectMongo } from '@rm/store';
 import { DEFAULT_SECRET_HASH_COST } from '../domain/client-secret.js';
-import { ClientRegistryError, createClientRegistry, type ClientRegistry } from '../store/client-registry.js';
+import { ClientRegistryError, createClientRegistry, type ClientRegistry, type TenantLimitChanges } from '../store/client-registry.js';
+
+/** The limit options of set-limits, by the name of the limit each sets. */
+const LIMIT_OPTIONS = {
+  'requests-per-second': 'requestsPerSecond',
+  employees: 'employees',
+  'transport-resources': 'transportResources',
+  availabilities: 'availabilities',
+} as const;
 
 const USAGE = `usage: npm run clients -- <command>
   create-tenant <tenant>                  a tenant (1 to 64 letters, digits, _ or -)
+  set-limits <tenant> [--requests-per-second <n>] [--employees <n>]
+             [--transport-resources <n>] [--availabilities <n>]
+                                          the tenant's own limits; 'default' gives one back to the
+                                          gateway's setting (TENANT_*); in force with its next tokens
+  list-tenants                            the tenants and their own limits
   create-client --tenant <t> [--id <id>]  a client of the tenant; prints its secret once
   list [--tenant <t>]                     the clients, without secrets
   rotate-secret <client-id>               a new secret (printed once); the old one stops working
@@ -32,7 +46,15 @@ const config = (() => {
 
 const { positionals, values } = (() => {
   try {
-    return parseArgs({ allowPositionals: true, options: { tenant: { type: 'string' }, id: { type: 'string' }, help: { type: 'boolean' } } });
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        tenant: { type: 'string' },
+        id: { type: 'string' },
+        help: { type: 'boolean' },
+        ...Object.fromEntries(Object.keys(LIMIT_OPTIONS).map((option) => [option, { type: 'string' as const }])),
+      },
+    });
   } catch (error) {
     return fail(`${(error as Error).message}\n${USAGE}`);
   }
@@ -56,6 +78,16 @@ async function run(registry: ClientRegistry): Promise<void> {
     case 'create-tenant':
       await registry.createTenant(required(argument, 'the tenant'));
       console.log(`tenant ${argument} created`);
+      return;
+    case 'set-limits':
+      await registry.setTenantLimits(required(argument, 'the tenant'), limitChanges());
+      console.log(`limits of tenant ${argument} set`);
+      return;
+    case 'list-tenants':
+      for (const { tenant, limits } of await registry.listTenants()) {
+        const own = TENANT_LIMIT_NAMES.filter((name) => limits[name] !== undefined).map((name) => `${name}=${limits[name]}`);
+        console.log([tenant, ...own].join('\t'));
+      }
       return;
     case 'create-client': {
       const created = await registry.createClient({ tenant: required(values.tenant, '--tenant'), ...(values.id === undefined ? {} : { clientId: values.id }) });
@@ -95,6 +127,18 @@ async function ensure(registry: ClientRegistry, tenant: string, clientId: string
   }
   await registry.rotateSecret(clientId, secret);
   await registry.setDisabled(clientId, false);
+}
+
+function limitChanges(): TenantLimitChanges {
+  const changes: TenantLimitChanges = {};
+  for (const [option, limit] of Object.entries(LIMIT_OPTIONS)) {
+    const value = (values as Record<string, string | undefined>)[option];
+    if (value === undefined) continue;
+    if (value === 'default') changes[limit] = null;
+    else if (/^[1-9][0-9]{0,14}$/.test(value)) changes[limit] = Number(value);
+    else fail(`--${option} is a whole number of at least 1, or 'default'; got '${value}'`);
+  }
+  return changes;
 }
 
 function ignoreExisting(error: unknown): void {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type JWTVerifyGetKey } from 'jose';
+import type { TenantLimits } from '@rm/contracts';
 import { ACCESS_TOKEN_TYPE, type Logger } from '@rm/service-kit';
 import { isPublished, keyDue, signingKey, type KeySchedulePolicy } from '../domain/key-schedule.js';
 import type { SigningKeyStore, StoredSigningKey } from '../store/signing-key-store.js';
@@ -10,6 +11,8 @@ export interface AccessTokenClaims {
   /** The client id (`sub`, and `client_id` as RFC 9068 names it). */
   clientId: string;
   tenant: string;
+  /** The tenant's limits in force (`limits`), which the gateway and every service enforce. */
+  limits: TenantLimits;
 }
 
 export interface KeyRing {
@@ -99,10 +102,10 @@ export function createKeyRing({ store, policy, issuer, audience, tokenLifetimeSe
     },
     jwks: () => ({ keys: published }),
     getKey: (header, token) => verifyingKeys(header, token),
-    async sign({ clientId, tenant }) {
+    async sign({ clientId, tenant, limits }) {
       const key = signingKey(keys, Date.now());
       if (key === undefined) throw new Error('no signing key is active: the key ring has not loaded');
-      const token = await new SignJWT({ tenant, client_id: clientId })
+      const token = await new SignJWT({ tenant, client_id: clientId, limits })
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYPE })
         .setIssuer(issuer)
         .setAudience(audience)

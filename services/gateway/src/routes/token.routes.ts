@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { TenantLimits } from '@rm/contracts';
 import { readTokenRequest, type TokenRequestError } from '../domain/token-request.js';
 import { TooManyTokenRequests } from '../errors.js';
 import { closeBlockedConnections } from '../guard/close-blocked-connections.js';
@@ -17,10 +18,12 @@ export interface TokenRoutesOptions {
   keyRing: KeyRing;
   guard: TokenGuard;
   hashing: HashSlots;
+  /** The limits of a tenant that has none of its own. */
+  defaultLimits: TenantLimits;
 }
 
 /** `POST /oauth2/token`: OAuth 2.0 client credentials (spec: Authentication), rate-limited per source IP. */
-export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, guard, hashing }) => {
+export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, guard, hashing, defaultLimits }) => {
   // Any body arrives as text; readTokenRequest judges its media type, as RFC 6749 wants (400, not 415).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => done(null, body));
@@ -48,7 +51,7 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
       // The same answer for an unknown client, a wrong secret and a disabled client.
       return sendOAuthError(reply, { error: 'invalid_client', description: 'client authentication failed', basic: method === 'client_secret_basic' });
     }
-    const { token, expiresIn } = await keyRing.sign(client);
+    const { token, expiresIn } = await keyRing.sign({ ...client, limits: { ...defaultLimits, ...client.limits } });
     request.log.info({ clientId: client.clientId, tenant: client.tenant }, 'token issued');
     return reply.code(200).type('application/json').send({
       access_token: token,

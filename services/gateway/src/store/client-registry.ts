@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
-import { isTenantId } from '@rm/contracts';
+import type { Collection, Db, UpdateFilter } from 'mongodb';
+import { isTenantId, type TenantLimits } from '@rm/contracts';
 import { isDuplicateKeyError, orUnavailable } from '@rm/store';
 import { DEFAULT_SECRET_HASH_COST, generateClientSecret, hashClientSecret, hashCostOf, verifyClientSecret } from '../domain/client-secret.js';
 
 interface TenantDocument {
   _id: string;
   createdAt: Date;
+  /** The tenant's own limits; the gateway's settings stand for those not here. */
+  limits?: Partial<TenantLimits>;
 }
+
+/** A change of a tenant's limits: a number sets one, null gives it back to the gateway's setting. */
+export type TenantLimitChanges = Partial<Record<keyof TenantLimits, number | null>>;
 
 interface ClientDocument {
   _id: string;
@@ -27,14 +32,17 @@ export interface ClientSummary {
   secretChangedAt: Date;
 }
 
-/** Who the credentials belong to, when they are right and the client is enabled. */
+/** Who the credentials belong to, when they are right and the client is enabled, with its tenant's own limits. */
 export interface AuthenticatedClient {
   clientId: string;
   tenant: string;
+  limits: Partial<TenantLimits>;
 }
 
 export interface ClientRegistry {
   createTenant(tenant: string): Promise<void>;
+  setTenantLimits(tenant: string, changes: TenantLimitChanges): Promise<void>;
+  listTenants(): Promise<{ tenant: string; limits: Partial<TenantLimits> }[]>;
   /** A new client of an existing tenant; the secret is returned once, and only its hash is kept. */
   createClient(options: { tenant: string; clientId?: string; secret?: string }): Promise<{ clientId: string; secret: string }>;
   listClients(tenant?: string): Promise<ClientSummary[]>;
@@ -91,6 +99,26 @@ export function createClientRegistry(db: Db, { hashCost: cost = DEFAULT_SECRET_H
       }
     },
 
+    async setTenantLimits(tenant, changes) {
+      const set = Object.entries(changes).filter(([, value]) => value !== null && value !== undefined);
+      const unset = Object.entries(changes).filter(([, value]) => value === null);
+      if (set.length + unset.length === 0) throw new ClientRegistryError('invalid', 'name at least one limit to change');
+      for (const [name, value] of set) {
+        if (!Number.isSafeInteger(value) || (value as number) < 1) throw new ClientRegistryError('invalid', `the limit ${name} is a whole number of at least 1; got ${String(value)}`);
+      }
+      const update: UpdateFilter<TenantDocument> = {
+        ...(set.length === 0 ? {} : { $set: Object.fromEntries(set.map(([name, value]) => [`limits.${name}`, value])) }),
+        ...(unset.length === 0 ? {} : { $unset: Object.fromEntries(unset.map(([name]) => [`limits.${name}`, true as const])) }),
+      };
+      const { matchedCount } = await orUnavailable(() => tenants.updateOne({ _id: tenant }, update));
+      if (matchedCount === 0) throw new ClientRegistryError('missing', `there is no tenant '${tenant}'`);
+    },
+
+    async listTenants() {
+      const found = await orUnavailable(() => tenants.find({}).sort({ _id: 1 }).toArray());
+      return found.map(({ _id, limits = {} }) => ({ tenant: _id, limits }));
+    },
+
     async createClient({ tenant, clientId = `${tenant}-${randomBytes(8).toString('hex')}`, secret = generateClientSecret() }) {
       if (!CLIENT_ID_PATTERN.test(clientId)) throw new ClientRegistryError('invalid', `client ids are 1 to 128 letters, digits, '.', '_', '~' or '-'; got '${clientId}'`);
       if ((await orUnavailable(() => tenants.findOne({ _id: tenant }))) === null) {
@@ -133,7 +161,8 @@ export function createClientRegistry(db: Db, { hashCost: cost = DEFAULT_SECRET_H
         const secretHash = await hashClientSecret(secret, cost);
         await orUnavailable(() => clients.updateOne({ _id: client._id, secretHash: client.secretHash }, { $set: { secretHash } }));
       }
-      return { clientId: client._id, tenant: client.tenant };
+      const owner = await orUnavailable(() => tenants.findOne({ _id: client.tenant }));
+      return { clientId: client._id, tenant: client.tenant, limits: owner?.limits ?? {} };
     },
   };
 }

@@ -1,0 +1,26 @@
+import type { onRequestHookHandler } from 'fastify';
+import { TooManyTenantRequests } from '../errors.js';
+import { WINDOW_SECONDS, type TenantRequestRate } from './tenant-request-rate.js';
+
+/** The policy's name in the headers: one quota per tenant. */
+const POLICY = '"tenant"';
+
+/**
+ * The API's per-tenant request rate: the limit in the caller's token (`limits.requestsPerSecond`, set by
+ * the gateway when it issued it) or `defaultLimit`; over it, 429. Every answer tells the caller where it
+ * stands with the IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers-10): the policy
+ * (`q` requests in `w` seconds) and what is left of it (`r`, and `t` seconds until it is whole again at
+ * the latest).
+ */
+export function limitTenantRequests(rate: TenantRequestRate, defaultLimit: number): onRequestHookHandler {
+  return async (request, reply) => {
+    const limit = request.auth.limits?.requestsPerSecond ?? defaultLimit;
+    const { admitted, remaining } = rate.take(request.auth.tenant, limit);
+    const headers = {
+      'RateLimit-Policy': `${POLICY};q=${limit};w=${WINDOW_SECONDS}`,
+      RateLimit: `${POLICY};r=${remaining};t=${WINDOW_SECONDS}`,
+    };
+    if (!admitted) throw new TooManyTenantRequests(limit, headers);
+    reply.headers(headers);
+  };
+}
