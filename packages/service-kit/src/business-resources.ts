@@ -6,6 +6,7 @@ import { NotFound, ValidationProblem } from './errors.js';
 import type { HomeBaseClaims } from './home-base-references.js';
 import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from './http.js';
 import { pageOfResources } from './paging.js';
+import type { TenantQuota } from './tenant-quota.js';
 
 export interface BusinessResourceRoutesOptions<Input, Fields> {
   /** Path of the list under the base path: `/employee`; one resource is `{path}/{id}`. */
@@ -24,6 +25,8 @@ export interface BusinessResourceRoutesOptions<Input, Fields> {
   decide(input: Input): FieldsDecision<Fields>;
   /** Top-level body fields taken exactly as sent, whatever their keys (see FastifyContextConfig). */
   opaqueJsonFields?: readonly string[];
+  /** The tenant's quota of these resources: an upsert that would add one beyond it is a 409. */
+  quota?: TenantQuota;
   /** Resources that name home bases claim them for each write (HomeBaseClaims), as the `entity` of their events. */
   homeBases?: { claims: HomeBaseClaims; entity: string };
   /** A delete that may be refused (home bases still referred to): what it does instead of `resources.remove`, and its 409's schema. */
@@ -42,7 +45,7 @@ const problems = { 400: Problem, 404: Problem, 412: Problem };
  */
 export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<BusinessResourceRoutesOptions<Input, Fields>> {
   return async (app, options) => {
-    const { path, param, label, listProperty, resources, cursors, schemas, represent, decide, opaqueJsonFields = [], homeBases, guardedRemove } = options;
+    const { path, param, label, listProperty, resources, cursors, schemas, represent, decide, opaqueJsonFields = [], homeBases, guardedRemove, quota } = options;
     const remove = guardedRemove?.remove ?? ((id: ResourceId, removeOptions: { ifMatch?: IfMatch }) => resources.remove(id, removeOptions));
     const removeProblems = { 404: Problem, 412: Problem, ...(guardedRemove === undefined ? {} : { 409: guardedRemove.conflict }) };
     const itemPath = `${path}/:${param}`;
@@ -63,17 +66,20 @@ export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<Busi
     app.put(
       itemPath,
       {
-        schema: { params: schemas.Params, body: schemas.Body, response: { 200: schemas.Resource, 201: schemas.Resource, ...problems } },
+        schema: { params: schemas.Params, body: schemas.Body, response: { 200: schemas.Resource, 201: schemas.Resource, ...problems, ...(quota === undefined ? {} : { 409: Problem }) } },
         config: { opaqueJsonFields },
       },
       async (request, reply) => {
         const decision = decide(request.body as Input);
         if (!decision.ok) throw new ValidationProblem(decision.violations);
         const key = idOf(request.params);
-        const put = () => resources.put({ tenant: request.auth.tenant, key }, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
+        const { tenant } = request.auth;
+        await quota?.admit(request.auth, async () => (await resources.get({ tenant, key })) === null);
+        const put = () => resources.put({ tenant, key }, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
         const { resource, created } = await (homeBases === undefined
           ? put()
           : homeBases.claims.write(request, { entity: homeBases.entity, id: key }, decision.fields, put));
+        if (created) quota?.added(tenant);
         return replyWritten(reply, {
           status: created ? 201 : 200,
           body: represent(resource),

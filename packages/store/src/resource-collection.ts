@@ -128,6 +128,8 @@ export interface ResourceCollection<Body> {
    * (the unpaged lists, up to 50,000 items). Stopping early closes the cursor.
    */
   findEach(scope: Scope, where?: IndexedFilter): AsyncIterable<Resource<Body>>;
+  /** How many resources the scope holds (a tenant's, or a parent's): a read of them all, for quotas now and then. */
+  count(scope: Scope): Promise<number>;
   /**
    * Creates a resource under a fresh UUIDv7 key, without reading first: a generated one, or one from
    * newKey() for a caller that must name the resource before it exists.
@@ -599,6 +601,12 @@ export function createResourceCollection<Body>(
     }
   }
 
+  async function count(scope: Scope): Promise<number> {
+    // a tenant's sub-resources are counted across their parents too
+    if (!scopedByParent && scope.parent !== undefined) checkScope(scope);
+    return orUnavailable(() => collection.countDocuments({ ...scopeFilter(scope), ...live } as Filter<StoredDocument<Body>>));
+  }
+
   async function knownStates(scope: Scope): Promise<KnownState<Body>[]> {
     checkScope(scope);
     const found = await orUnavailable(() => collection.find(scopeFilter(scope) as Filter<StoredDocument<Body>>).sort({ key: 1 }).toArray());
@@ -636,6 +644,7 @@ export function createResourceCollection<Body>(
     list,
     find,
     findEach,
+    count,
     create,
     createOnce,
     put,

@@ -62,6 +62,18 @@ describe('sub-resources', () => {
     expect(await each(range)).toHaveLength(580);
   });
 
+  it("are counted per parent and per tenant, the removed ones not, another tenant's not", async () => {
+    const countTenant = 't-count';
+    const first = await parts.create({ tenant: countTenant, parent: 'w-1' }, hours(1, 2));
+    await parts.create({ tenant: countTenant, parent: 'w-1' }, hours(2, 3));
+    await parts.create({ tenant: countTenant, parent: 'w-2' }, hours(1, 2));
+    await parts.create({ tenant: 't-count-other', parent: 'w-1' }, hours(1, 2));
+    await parts.remove({ tenant: countTenant, parent: 'w-1', key: first.key });
+    expect(await parts.count({ tenant: countTenant })).toBe(2);
+    expect(await parts.count({ tenant: countTenant, parent: 'w-1' })).toBe(1);
+    expect(await parts.count({ tenant: 't-count-none' })).toBe(0);
+  });
+
   it('name their parent in their events, whose entity id is <parent>/<key>', async () => {
     const part = await parts.create(under('w-ev'), hours(1, 2, 'first'));
     const [created] = await outboxOf(`${tenant}/w-ev/${part.key}`);

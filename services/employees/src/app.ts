@@ -9,7 +9,14 @@ import {
   type EmployeeFields,
 } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
-import { businessResourceRoutes, createHomeBaseClaims, createUnavailabilityCollection, homeBaseClaimsConfigSpec, unavailabilityRoutes } from '@rm/service-kit';
+import {
+  businessResourceRoutes,
+  createHomeBaseClaims,
+  createTenantQuota,
+  createUnavailabilityCollection,
+  homeBaseClaimsConfigSpec,
+  unavailabilityRoutes,
+} from '@rm/service-kit';
 import { decideEmployee, type EmployeeInput } from './domain/employee.js';
 import { SERVICE_NAME } from './events.js';
 import { availabilityRoutes } from './routes/availability.routes.js';
@@ -52,9 +59,15 @@ export const employeesService = defineService({
         represent: toEmployee,
         decide: decideEmployee,
         homeBases: { claims: homeBases, entity: EMPLOYEE_EVENTS.entity },
+        quota: createTenantQuota({ limit: 'employees', kind: 'employees', count: (tenant) => employees.count({ tenant }) }),
       });
       await api.register(shiftScheduleRoutes, { employees, schedules, homeBases });
-      await api.register(availabilityRoutes, { employees, availabilities, homeBases });
+      await api.register(availabilityRoutes, {
+        employees,
+        availabilities,
+        homeBases,
+        quota: createTenantQuota({ limit: 'availabilities', kind: 'availabilities', count: (tenant) => availabilities.count({ tenant }) }),
+      });
       await api.register(unavailabilityRoutes, {
         parent: employeeParent(employees),
         unavailabilities,

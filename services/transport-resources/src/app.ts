@@ -10,7 +10,14 @@ import {
   type TransportResourceInput,
 } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
-import { businessResourceRoutes, createHomeBaseClaims, createUnavailabilityCollection, homeBaseClaimsConfigSpec, unavailabilityRoutes } from '@rm/service-kit';
+import {
+  businessResourceRoutes,
+  createHomeBaseClaims,
+  createTenantQuota,
+  createUnavailabilityCollection,
+  homeBaseClaimsConfigSpec,
+  unavailabilityRoutes,
+} from '@rm/service-kit';
 import { decideTransportResource } from './domain/transport-resource.js';
 import { SERVICE_NAME } from './events.js';
 import {
@@ -55,6 +62,7 @@ export const transportResourcesService = defineService({
           claims: createHomeBaseClaims({ baseUrl: config.HOME_BASES_URL, timeoutMs: config.HOME_BASES_TIMEOUT_MS, internalApiKey: config.INTERNAL_API_KEY }),
           entity: TRANSPORT_RESOURCE_EVENTS.entity,
         },
+        quota: createTenantQuota({ limit: 'transportResources', kind: 'transport resources', count: (tenant) => transportResources.count({ tenant }) }),
       });
       await api.register(unavailabilityRoutes, {
         parent: { path: PATH, param: PARAM, label: 'transport-resource', resources: transportResources },

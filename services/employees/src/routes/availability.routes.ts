@@ -27,6 +27,7 @@ import {
   subResourceUrl,
   ValidationProblem,
   type HomeBaseClaims,
+  type TenantQuota,
 } from '@rm/service-kit';
 import { entityId, type Scope } from '@rm/store';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
@@ -38,6 +39,8 @@ export interface AvailabilityRoutesOptions {
   employees: EmployeeRepository;
   availabilities: AvailabilityRepository;
   homeBases: HomeBaseClaims;
+  /** The tenant's quota of availabilities: a create beyond it is a 409. */
+  quota: TenantQuota;
 }
 
 const SEGMENT = 'availability';
@@ -46,7 +49,7 @@ const referrerOf = (scope: Scope, key: string) => ({ entity: AVAILABILITY_EVENTS
 const problems = { 400: Problem, 404: Problem, 409: Problem, 412: Problem };
 
 /** `/employee/{employee_id}/availability…` (spec: Availabilities). */
-export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> = async (app, { employees, availabilities, homeBases }) => {
+export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> = async (app, { employees, availabilities, homeBases, quota }) => {
   const employee = employeeParent(employees);
   app.get<{ Params: Params; Querystring: RangeQuery }>(
     '/employee/:employee_id/availability',
@@ -73,8 +76,11 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
       const decision = decideAvailability(request.body);
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
+      // a retried create (Idempotency-Key) adds nothing, but is refused as well once the tenant is at its quota
+      await quota.admit(request.auth, async () => true);
       const create = claimingCreate({ homeBases, request, items: availabilities, referrerOf }, scope, decision.availability);
       const created = await availabilities.createOnce(scope, decision.availability, { idempotencyKey: idempotencyKeyOf(request), create });
+      if (!created.replayed) quota.added(scope.tenant);
       return replyCreated(request, reply, { parent: employee, scope, segment: SEGMENT }, created, toAvailability(created.resource));
     },
   );

@@ -1,0 +1,79 @@
+import type { TenantLimits } from '@rm/contracts';
+import type { AuthContext } from './auth.js';
+import { HttpProblem } from './errors.js';
+
+/** 409: the write would store one more record than the tenant's quota of its kind. */
+export class QuotaReached extends HttpProblem {
+  constructor(kind: string, quota: number) {
+    super({
+      status: 409,
+      title: 'Quota reached',
+      detail: `This tenant stores ${quota} ${kind}, its quota; delete some first, or ask the operator for a larger quota.`,
+      code: 'RM_QUOTA_REACHED',
+      extensions: { quota },
+    });
+  }
+}
+
+/**
+ * A tenant's quota of one kind of record, as its token states it (`limits`, set by the gateway): a write
+ * that would store one more than the quota is refused. Counting a tenant's records reads them all, so a
+ * replica counts a tenant's again only every `recountMs`, and once a second while the tenant is at its
+ * quota (deletes free room); in between it adds the records it creates. Replicas together may pass a
+ * quota by the creates of one interval, which a limit on storage can bear.
+ */
+export interface TenantQuota {
+  /** Refuses the write (409) when the tenant is at its quota and `adds` says that the write adds a record. */
+  admit(auth: AuthContext, adds: () => Promise<boolean>): Promise<void>;
+  /** Counts a record that a write of the tenant added. */
+  added(tenant: string): void;
+}
+
+export interface TenantQuotaOptions {
+  /** Which of the token's limits: `employees`. */
+  limit: keyof TenantLimits;
+  /** Names the records in the 409: `employees`. */
+  kind: string;
+  /** The tenant's records now. */
+  count(tenant: string): Promise<number>;
+  recountMs?: number;
+  now?: () => number;
+}
+
+interface Counted {
+  /** When the count was read. */
+  at: number;
+  records: number;
+}
+
+const RECOUNT_MS = 30_000;
+const RECOUNT_AT_QUOTA_MS = 1_000;
+/** Tenants whose counts a replica keeps; the least recently counted go first. */
+const COUNTED_TENANTS = 10_000;
+
+export function createTenantQuota({ limit, kind, count, recountMs = RECOUNT_MS, now = Date.now }: TenantQuotaOptions): TenantQuota {
+  const counted = new Map<string, Counted>();
+
+  async function recount(tenant: string): Promise<Counted> {
+    const entry = { at: now(), records: await count(tenant) };
+    counted.delete(tenant);
+    counted.set(tenant, entry);
+    if (counted.size > COUNTED_TENANTS) counted.delete(counted.keys().next().value as string);
+    return entry;
+  }
+
+  return {
+    async admit({ tenant, limits }, adds) {
+      const quota = limits?.[limit];
+      if (quota === undefined) return;
+      let entry = counted.get(tenant);
+      const age = entry === undefined ? Infinity : now() - entry.at;
+      if (entry === undefined || age >= recountMs || (entry.records >= quota && age >= RECOUNT_AT_QUOTA_MS)) entry = await recount(tenant);
+      if (entry.records >= quota && (await adds())) throw new QuotaReached(kind, quota);
+    },
+    added(tenant) {
+      const known = counted.get(tenant);
+      if (known !== undefined) known.records += 1;
+    },
+  };
+}
