@@ -1,6 +1,7 @@
 // Gateway: what the gateway adds to a call (its token check, routing, forwarding over pooled
 // connections, the owner's answer streamed back), against the same call made directly to the
-// service; and token issuance per second next to the secret hash it is built around.
+// service; token issuance per second next to the secret hash it is built around; and another
+// tenant's reads while the token endpoint, or the API, is flooded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -24,6 +25,9 @@ const TOKEN_IN_FLIGHT = [1, 4];
 /** The flooding client's token requests in flight, and the reads measured beside them. */
 const TOKEN_FLOOD_IN_FLIGHT = 64;
 const FLOOD_READS = 1_000;
+/** The noisy tenant's own request rate, and how many times that it asks for (open loop). */
+const NOISY_TENANT_RATE = 100;
+const NOISY_TENANT_OVERLOAD = 10;
 const ROOT = join(import.meta.dirname, '..');
 
 export const gatewayBench: Bench = {
@@ -44,6 +48,8 @@ export const gatewayBench: Bench = {
       TOKEN_RATE_LIMIT: '100000',
       TOKEN_RATE_LIMIT_PER_CLIENT: '100000',
       LOGIN_FAILURE_LIMIT: '10000',
+      // and one tenant reading as fast as it can; the noisy tenant of the last part has a limit of its own
+      TENANT_REQUEST_RATE: '1000000',
       ...tokenHashSettings(process.env.BENCH_TOKEN_HASH),
     });
     const employees = startProcess('employees', {
@@ -81,6 +87,15 @@ export const gatewayBench: Bench = {
       const answers = await compareReadsUnderTokenLoad(context, { toGateway, toEmployees, token }, flooder, saturatedRows);
       printTable(`API reads through the gateway while one client keeps ${TOKEN_FLOOD_IN_FLIGHT} token requests in flight vs unloaded`, saturatedRows);
       console.log(`\ntoken requests answered during the loaded series: ${[...answers].map(([status, count]) => `${count}× ${status}`).join(', ')}`);
+
+      const fairnessRows: ReportRow[] = [];
+      const noisy = await noisyTenants(registry, toGateway);
+      const noisyAnswers = await compareReadsUnderTenantFlood(context, { toGateway, toEmployees, token }, { origin: flooder.origin, ...noisy }, fairnessRows);
+      printTable(
+        `Another tenant's reads while one tenant asks ${NOISY_TENANT_OVERLOAD}× its limit of ${NOISY_TENANT_RATE}/s (${NOISY_TENANT_RATE * NOISY_TENANT_OVERLOAD}/s) vs unloaded, and the same flood from a tenant without a limit`,
+        fairnessRows,
+      );
+      for (const [who, statuses] of noisyAnswers) console.log(`\n${who}: ${[...statuses].map(([status, count]) => `${count}× ${status}`).join(', ')}`);
     } finally {
       await toGateway.close();
       await toEmployees.close();
@@ -185,6 +200,84 @@ async function compareReadsUnderTokenLoad(
     await flooding.close();
   }
   return answers;
+}
+
+/** Tokens of two more tenants, each with the bench's employee: one limited to NOISY_TENANT_RATE, one not. */
+async function noisyTenants(registry: ReturnType<typeof createClientRegistry>, toGateway: Pool): Promise<{ limited: string; unlimited: string }> {
+  const tokens = [];
+  for (const [tenant, rate] of [['bench-noisy', NOISY_TENANT_RATE], ['bench-unlimited', 1_000_000]] as const) {
+    await registry.createTenant(tenant);
+    await registry.setTenantLimits(tenant, { requestsPerSecond: rate });
+    const client = await registry.createClient({ tenant });
+    const token = await issueToken(toGateway, client.clientId, client.secret);
+    await putEmployee(toGateway, token);
+    tokens.push(token);
+  }
+  return { limited: tokens[0]!, unlimited: tokens[1]! };
+}
+
+/**
+ * Another tenant's reads through the gateway: unloaded; while a tenant limited to NOISY_TENANT_RATE
+ * asks NOISY_TENANT_OVERLOAD times that (paced, whatever the answers: an open loop, as a runaway
+ * integration is); and while a tenant without a limit asks the same, which shows what the limit spares
+ * the others. Returns each flood's answers by status.
+ */
+async function compareReadsUnderTenantFlood(
+  context: BenchContext,
+  { toGateway, token }: Targets,
+  noisy: { origin: string; limited: string; unlimited: string },
+  rows: ReportRow[],
+): Promise<Map<string, Map<number, number>>> {
+  const read = () => readEmployee(toGateway, token);
+  const baseline = await measureSeries(context.probe, { label: 'GET through the gateway, unloaded', ops: FLOOD_READS, operation: read });
+  rows.push({ result: baseline });
+  const answers = new Map<string, Map<number, number>>();
+  for (const [who, noisyToken] of [['tenant at 10× its limit', noisy.limited], ['tenant without a limit, same rate', noisy.unlimited]] as const) {
+    const statuses = new Map<number, number>();
+    answers.set(who, statuses);
+    const flood = startPacedReads(noisy.origin, noisyToken, NOISY_TENANT_RATE * NOISY_TENANT_OVERLOAD, statuses);
+    try {
+      await sleep(1_000);
+      statuses.clear();
+      const result = await measureSeries(context.probe, { label: `GET through the gateway, another ${who}`, ops: FLOOD_READS, operation: read });
+      rows.push({ result, baseline });
+    } finally {
+      await flood.stop();
+    }
+  }
+  return answers;
+}
+
+/** GETs of the employee at `perSecond` on connections of their own, sent every 10 ms whatever has been answered (at most 2,000 in flight). */
+function startPacedReads(origin: string, token: string, perSecond: number, statuses: Map<number, number>): { stop(): Promise<void> } {
+  const TICK_MS = 10;
+  const pool = new Pool(origin, { connections: 64 });
+  const inFlight = new Set<Promise<void>>();
+  const started = Date.now();
+  let sent = 0;
+  const send = () => {
+    const request = pool
+      .request({ method: 'GET', path: `${BASE}/employee/e-1`, headers: { authorization: `Bearer ${token}` } })
+      .then(async ({ statusCode, body }) => {
+        await body.dump();
+        statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
+      })
+      .catch(() => statuses.set(0, (statuses.get(0) ?? 0) + 1))
+      .finally(() => inFlight.delete(request));
+    inFlight.add(request);
+  };
+  const ticker = setInterval(() => {
+    const due = Math.floor(((Date.now() - started) * perSecond) / 1_000);
+    for (; sent < due && inFlight.size < 2_000; sent += 1) send();
+    sent = Math.max(sent, due);
+  }, TICK_MS);
+  return {
+    async stop() {
+      clearInterval(ticker);
+      await Promise.all(inFlight);
+      await pool.close();
+    },
+  };
 }
 
 /** A token request by HTTP Basic: its status, and the token when there is one. */

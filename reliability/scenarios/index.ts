@@ -4,6 +4,7 @@ import { crashUnderLoad } from './crash-under-load.ts';
 import { forgedEvents } from './forged-events.ts';
 import { hostileInput } from './hostile-input.ts';
 import { races } from './races.ts';
+import { rateLimitFairness } from './rate-limit-fairness.ts';
 import { serversRestarted } from './servers-restarted.ts';
 import { tenantsAndAuth } from './tenants-and-auth.ts';
 
@@ -16,6 +17,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   races: async (runStack, size) => races(await runStack(), size),
   'tenants-and-auth': async (runStack) => tenantsAndAuth(await runStack()),
   'forged-events': async (runStack) => forgedEvents(await runStack()),
+  'rate-limit-fairness': async (runStack, size) => rateLimitFairness(await runStack(), size),
   'crash-under-load': async (runStack, size) => crashUnderLoad(await runStack(), size),
   // on servers of its own, which it stops: the run's stack is not used
   'servers-restarted': (_runStack, size) => serversRestarted(size),

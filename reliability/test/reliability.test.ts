@@ -6,6 +6,7 @@ import type { ScenarioReport } from '../lib/report.ts';
 import { forgedEvents } from '../scenarios/forged-events.ts';
 import { hostileInput } from '../scenarios/hostile-input.ts';
 import { races } from '../scenarios/races.ts';
+import { rateLimitFairness } from '../scenarios/rate-limit-fairness.ts';
 import { tenantsAndAuth } from '../scenarios/tenants-and-auth.ts';
 
 const suite = stackPerFile();
@@ -41,6 +42,13 @@ describe('the whole stack under hostile input, races and other tenants (short ve
     expect(row(report, "another service's events published")).toBeGreaterThanOrEqual(30);
     expect(row(report, 'of them accepted')).toBe(0);
     expect(row(report, 'of them stored')).toBe(0);
+  });
+
+  it('answers a tenant over its request rate with 429s, never a 5xx, and another tenant with every answer', async () => {
+    const report = await rateLimitFairness(suite(), 'short');
+    expect(report.findings).toEqual([]);
+    expect(row(report, 'of them 429')).toBeGreaterThan(0);
+    expect(row(report, 'of them 5xx')).toBe(0);
   });
 
   it('keeps every service running throughout', () => {
