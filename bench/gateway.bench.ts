@@ -262,7 +262,7 @@ function startPacedReads(origin: string, token: string, perSecond: number, statu
         await body.dump();
         statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
       })
-      .catch(() => statuses.set(0, (statuses.get(0) ?? 0) + 1))
+      .catch(() => void statuses.set(0, (statuses.get(0) ?? 0) + 1))
       .finally(() => inFlight.delete(request));
     inFlight.add(request);
   };

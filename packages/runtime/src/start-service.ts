@@ -10,6 +10,8 @@ import {
   createMetricsRegistry,
   createService,
   createTokenVerifier,
+  pollTokenRevocations,
+  REVOCATIONS_PATH,
   installGracefulShutdown,
   mongoReadiness,
   natsReadiness,
@@ -134,13 +136,12 @@ export async function startService<Collections, Spec extends ConfigSpec>(
     const extension = (await definition.extend?.({ ...context, ...connections, metrics })) ?? {};
     if (extension.stop !== undefined) opened.unshift({ name: 'extension', run: extension.stop });
     const ownRoutes = definition.routes?.(context);
+    const verifyToken = extension.verifyToken ?? verifierOfIssuer(settings, logger, opened);
 
     const app = createService({
       logger,
       tracer,
-      verifyToken:
-        extension.verifyToken ??
-        createTokenVerifier({ jwksUrl: settings.AUTH_JWKS_URL, issuer: settings.AUTH_ISSUER, audience: settings.AUTH_AUDIENCE }),
+      verifyToken,
       readiness: {
         mongodb: mongoReadiness(mongo.db),
         nats: natsReadiness(nc, jsm),
@@ -234,6 +235,20 @@ async function startConsumer(consumer: ConsumerDefinition, parts: ConsumerParts)
       await runner.stop();
     },
   };
+}
+
+/**
+ * A service's verifier of the issuer's tokens: the issuer's key set (AUTH_JWKS_URL) and its list of
+ * tokens revoked early, fetched every AUTH_REVOCATIONS_REFRESH_MS until the service stops.
+ */
+function verifierOfIssuer(settings: Config<CommonConfigSpec>, logger: Logger, opened: ShutdownStep[]) {
+  const revocations = pollTokenRevocations({
+    url: settings.AUTH_REVOCATIONS_URL ?? new URL(REVOCATIONS_PATH, settings.AUTH_JWKS_URL).href,
+    refreshMs: settings.AUTH_REVOCATIONS_REFRESH_MS,
+    logger,
+  });
+  opened.unshift({ name: 'token revocations', run: async () => revocations.stop() });
+  return createTokenVerifier({ jwksUrl: settings.AUTH_JWKS_URL, issuer: settings.AUTH_ISSUER, audience: settings.AUTH_AUDIENCE, revocations });
 }
 
 /** No ledger (ConsumerSettings.versions 'handler'): every event is new to the runner; the probe asks the database. */

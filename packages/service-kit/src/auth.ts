@@ -4,6 +4,7 @@ import { isTenantId, tenantLimitsOf, type TenantLimits } from '@rm/contracts';
 import { credentialsOf, MAX_AUTHORIZATION_LENGTH } from './authorization-header.js';
 import { decodeCanonicalBase64url } from './base64url.js';
 import { ServiceUnavailable, Unauthorized } from './errors.js';
+import { revocationDigest, type RevocationCheck } from './token-revocations.js';
 
 /** Who is calling: every query is scoped by `tenant` (DESIGN §4). */
 export interface AuthContext {
@@ -37,6 +38,8 @@ export interface TokenVerifierOptions {
   clockToleranceSeconds?: number;
   /** Verified tokens remembered until they expire (default 10,000; 0 turns it off). */
   cacheSize?: number;
+  /** Tokens revoked before they expire (the issuer's revocation list), checked on every request. */
+  revocations?: RevocationCheck;
 }
 
 /** The `typ` header of the access tokens the gateway issues (RFC 9068 §2.1). */
@@ -74,13 +77,18 @@ export function createTokenVerifier({
   algorithms = ['ES256'],
   clockToleranceSeconds = 5,
   cacheSize = 10_000,
+  revocations,
 }: TokenVerifierOptions): TokenVerifier {
   const keys = getKey ?? keySet(jwksUrl, jwks);
   const verified = createVerifiedTokenCache(cacheSize);
+  const unlessRevoked = (entry: VerifiedToken): AuthContext => {
+    if (revocations?.isRevoked(entry) === true) throw new InvalidTokenError('the token has been revoked');
+    return entry.auth;
+  };
 
   return async function verifyToken(token) {
     const known = verified.get(token);
-    if (known !== undefined) return known;
+    if (known !== undefined) return unlessRevoked(known);
     // A token is taken only as the issuer spelled it: jose's decoder, like Node's, would also read
     // padded or otherwise respelled parts as the same bytes.
     const parts = token.split('.');
@@ -107,30 +115,48 @@ export function createTokenVerifier({
     if (!isTenantId(tenant)) throw new InvalidTokenError('the tenant claim is not a valid tenant id');
     if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError('the token has no sub claim');
     const auth: AuthContext = { tenant, clientId: sub, ...(payload.limits === undefined ? {} : { limits: tenantLimitsOf(payload.limits) }) };
-    verified.set(token, auth, (payload.exp as number) * 1000);
-    return auth;
+    const entry: VerifiedToken = {
+      auth,
+      expiresAt: (payload.exp as number) * 1000,
+      issuedAt: typeof payload.iat === 'number' ? payload.iat : 0,
+      clientDigest: revocationDigest(sub),
+      tenantDigest: revocationDigest(tenant),
+    };
+    verified.set(token, entry);
+    return unlessRevoked(entry);
   };
+}
+
+/** A token that verified, with what its revocation is checked by. */
+interface VerifiedToken {
+  auth: AuthContext;
+  expiresAt: number;
+  /** `iat`, in seconds. */
+  issuedAt: number;
+  clientDigest: string;
+  tenantDigest: string;
 }
 
 /**
  * A client reuses its token for minutes, and a signature check costs a fifth of a millisecond: a
  * token that verified stays verified until its `exp` (keys are retired only after every token
- * they signed has expired). Oldest entries go first when it is full; refusals are never kept.
+ * they signed has expired); only its revocation is checked again each time. Oldest entries go first
+ * when it is full; refusals are never kept.
  */
 function createVerifiedTokenCache(size: number) {
-  const entries = new Map<string, { auth: AuthContext; expiresAt: number }>();
+  const entries = new Map<string, VerifiedToken>();
   return {
-    get(token: string): AuthContext | undefined {
+    get(token: string): VerifiedToken | undefined {
       const entry = entries.get(token);
       if (entry === undefined) return undefined;
-      if (entry.expiresAt > Date.now()) return entry.auth;
+      if (entry.expiresAt > Date.now()) return entry;
       entries.delete(token);
       return undefined;
     },
-    set(token: string, auth: AuthContext, expiresAt: number): void {
+    set(token: string, entry: VerifiedToken): void {
       if (size === 0) return;
       if (entries.size >= size) entries.delete(entries.keys().next().value!);
-      entries.set(token, { auth, expiresAt });
+      entries.set(token, entry);
     },
   };
 }

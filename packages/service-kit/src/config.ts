@@ -192,6 +192,10 @@ export function serviceConfigSpec(defaults: ServiceConfigDefaults) {
     /** Copies of each stream the service declares: 3 on a 3-node NATS cluster, so none is lost with a node. */
     NATS_STREAM_REPLICAS: { type: 'int', min: 1, max: 5, default: 1 },
     AUTH_JWKS_URL: { type: 'url', protocols: ['https:', 'http:'], required: true },
+    /** The issuer's list of tokens revoked early; unset: /oauth2/revocations at AUTH_JWKS_URL's origin (the gateway). */
+    AUTH_REVOCATIONS_URL: { type: 'url', protocols: ['https:', 'http:'] },
+    /** How often it is fetched: a revocation reaches the service within this and the gateway's own refresh. */
+    AUTH_REVOCATIONS_REFRESH_MS: { type: 'duration-ms', min: 100, default: 15_000 },
     AUTH_ISSUER: { type: 'string', required: true },
     AUTH_AUDIENCE: { type: 'string', required: true },
     CURSOR_SECRET: { type: 'secret', minLength: 32, required: true },

@@ -28,6 +28,15 @@ export {
 } from './auth.js';
 export { credentialsOf, MAX_AUTHORIZATION_LENGTH } from './authorization-header.js';
 export {
+  pollTokenRevocations,
+  revocationCheck,
+  revocationDigest,
+  REVOCATIONS_PATH,
+  type RevocationCheck,
+  type RevocationList,
+  type TokenRevocations,
+} from './token-revocations.js';
+export {
   etag,
   parseIfMatch,
   preferredReturn,

@@ -5,6 +5,8 @@ import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT, Unsecure
 
 const SIGNING_ALGORITHM = 'ES256';
 export const JWKS_PATH = '/.well-known/jwks.json';
+const REVOCATIONS_PATH = '/oauth2/revocations';
+const NO_REVOCATIONS = JSON.stringify({ clients: {}, tenants: {} });
 
 export interface MintOptions {
   /** The `tenant` claim (the claim service-kit's verifier reads); null mints a token without one. */
@@ -38,7 +40,7 @@ export interface TestIssuer {
   /** The public key set that verifies the tokens of mint() (without `algorithm`/`signWithUnknownKey`). */
   jwks: { keys: JWK[] };
   mint(options: MintOptions): Promise<string>;
-  /** Serves `jwks` at `${url}` (path /.well-known/jwks.json) on 127.0.0.1 and a free port. */
+  /** Serves `jwks` at `${url}` (path /.well-known/jwks.json), and an empty revocation list, on 127.0.0.1 and a free port. */
   serveJwks(): Promise<{ url: string; close(): Promise<void> }>;
 }
 
@@ -89,6 +91,9 @@ async function serveJwks(jwks: { keys: JWK[] }): Promise<{ url: string; close():
   const server = createServer((request, response) => {
     if (request.method === 'GET' && request.url === JWKS_PATH) {
       response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    } else if (request.method === 'GET' && request.url === REVOCATIONS_PATH) {
+      // the gateway's list of revoked tokens, which every service fetches: none here
+      response.writeHead(200, { 'content-type': 'application/json' }).end(NO_REVOCATIONS);
     } else {
       response.writeHead(404).end();
     }

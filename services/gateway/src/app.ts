@@ -14,6 +14,8 @@ import { TOKEN_PATH, tokenRoutes } from './routes/token.routes.js';
 import { wellKnownRoutes } from './routes/well-known.routes.js';
 import { createClientRegistry } from './store/client-registry.js';
 import { createSigningKeyStore } from './store/signing-key-store.js';
+import { createRevocationStore } from './revocations/revocation-store.js';
+import { startRevocations } from './revocations/revocations.js';
 import { closeUpstreams, createUpstreams } from './upstreams.js';
 
 /** jose's remote key sets, in every service, fetch again for an unknown kid at most this often. */
@@ -36,6 +38,9 @@ function checkKeyTiming(config: { SIGNING_KEY_PUBLISH_LEAD_MS: number; SIGNING_K
     logger.warn('SIGNING_KEY_PUBLISH_LEAD_MS is shorter than SIGNING_KEY_REFRESH_MS + 30 s: a service may meet a new key before it fetches the key set again');
   }
 }
+
+/** How often a replica reads the revocations: with the services' AUTH_REVOCATIONS_REFRESH_MS, well within a minute. */
+const REVOCATIONS_REFRESH_MS = 5_000;
 
 /** An owner's part of the API document is asked for again after this long. */
 const API_DOCUMENT_REFRESH_MS = 30_000;
@@ -79,6 +84,11 @@ export const gatewayService = defineService({
       await keyRing.stop();
       throw error;
     });
+    const revocations = await startRevocations(createRevocationStore(db), { refreshMs: REVOCATIONS_REFRESH_MS, logger }).catch(async (error: unknown) => {
+      await guard.stop();
+      await keyRing.stop();
+      throw error;
+    });
     const tenantRequests = startTenantRequestRate({ nc, logger });
     const defaultLimits = {
       requestsPerSecond: config.TENANT_REQUEST_RATE,
@@ -97,12 +107,18 @@ export const gatewayService = defineService({
       logger,
     });
     return {
-      verifyToken: createTokenVerifier({ getKey: keyRing.getKey, issuer: config.AUTH_ISSUER, audience: config.AUTH_AUDIENCE, algorithms: [SIGNING_ALGORITHM] }),
+      verifyToken: createTokenVerifier({
+        getKey: keyRing.getKey,
+        issuer: config.AUTH_ISSUER,
+        audience: config.AUTH_AUDIENCE,
+        algorithms: [SIGNING_ALGORITHM],
+        revocations,
+      }),
       readiness: { signingKeys: keyRing.readiness, blockedIps: guard.readiness },
       publicRoutes: async (app) => {
         const hashing = createHashSlots({ concurrent: config.TOKEN_HASH_CONCURRENCY, queued: config.TOKEN_HASH_QUEUE });
         await app.register(tokenRoutes, { registry, keyRing, guard, hashing, defaultLimits });
-        await app.register(wellKnownRoutes, { keyRing, issuer: config.AUTH_ISSUER });
+        await app.register(wellKnownRoutes, { keyRing, revocations, issuer: config.AUTH_ISSUER });
         await app.register(docsRoutes, { apiDocument, basePath: config.PUBLIC_BASE_PATH });
         if (config.ADMIN_TOKEN !== undefined) {
           await app.register(operationsRoutes, { adminToken: config.ADMIN_TOKEN, upstreams, timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) });
@@ -115,6 +131,7 @@ export const gatewayService = defineService({
       async stop() {
         await closeUpstreams(upstreams);
         await tenantRequests.stop();
+        revocations.stop();
         await guard.stop();
         await keyRing.stop();
       },

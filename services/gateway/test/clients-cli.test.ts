@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testServers, uniqueName } from '@rm/testkit';
+import { revocationDigest } from '@rm/service-kit';
+import { testServers, uniqueName, waitFor } from '@rm/testkit';
 import { basic, dropDatabase, FORM, freshIp, startGateway, type GatewayHarness } from './helpers.js';
 
 // The built command, as `npm run clients` and the container run it.
@@ -86,6 +87,29 @@ describe('npm run clients', () => {
     const missing = await clients(['set-limits', 'no_such_tenant', '--employees', '3']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("there is no tenant 'no_such_tenant'");
+  });
+
+  it("revokes a client's tokens, a tenant's, and a disabled client's, and names a client or tenant that does not exist", async () => {
+    const tenant = uniqueName('revoked');
+    await clients(['create-tenant', tenant]);
+    await clients(['create-client', '--tenant', tenant, '--id', `${tenant}-a`]);
+    await clients(['create-client', '--tenant', tenant, '--id', `${tenant}-b`]);
+    const byClient = await clients(['revoke', '--client', `${tenant}-a`]);
+    expect(byClient.code).toBe(0);
+    expect(byClient.stdout).toMatch(new RegExp(`tokens of client ${tenant}-a issued until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z revoked`));
+    expect((await clients(['revoke', '--tenant', tenant])).code).toBe(0);
+    expect((await clients(['disable', `${tenant}-b`])).stdout).toContain(`client ${tenant}-b disabled, its tokens revoked`);
+    // the gateway reads them within its refresh, and serves them by digest
+    await waitFor('the gateway to serve the revocations', async () => {
+      const read = (await (await gateway.fetch('/oauth2/revocations')).json()) as { clients: Record<string, number>; tenants: Record<string, number> };
+      return [`${tenant}-a`, `${tenant}-b`].every((client) => revocationDigest(client) in read.clients) && revocationDigest(tenant) in read.tenants;
+    });
+
+    const neither = await clients(['revoke']);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('revoke takes one of --client and --tenant');
+    expect((await clients(['revoke', '--client', 'no-such-client'])).stderr).toContain("there is no client 'no-such-client'");
+    expect((await clients(['revoke', '--tenant', 'no_such_tenant'])).stderr).toContain("there is no tenant 'no_such_tenant'");
   });
 
   it('names the mistake: a tenant id events cannot carry, an unknown tenant or client, an unknown command', async () => {

@@ -71,6 +71,8 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
         NATS_URL: nats.url,
         NATS_PASSWORD: testNatsPassword(),
         AUTH_JWKS_URL: `${gateway.origin}/.well-known/jwks.json`,
+        // a revocation reaches the owners within moments in tests
+        AUTH_REVOCATIONS_REFRESH_MS: '200',
         AUTH_ISSUER: ISSUER,
         AUTH_AUDIENCE: AUDIENCE,
         CURSOR_SECRET: 'test-only-cursor-secret-0123456789abcdef',

@@ -5,6 +5,7 @@ import { TENANT_LIMIT_NAMES } from '@rm/contracts';
 import { ConfigError, createLogger, readConfig } from '@rm/service-kit';
 import { connectMongo } from '@rm/store';
 import { DEFAULT_SECRET_HASH_COST } from '../domain/client-secret.js';
+import { createRevocationStore, type RevocationStore } from '../revocations/revocation-store.js';
 import { ClientRegistryError, createClientRegistry, type ClientRegistry, type TenantLimitChanges } from '../store/client-registry.js';
 
 /** The limit options of set-limits, by the name of the limit each sets. */
@@ -26,6 +27,9 @@ const USAGE = `usage: npm run clients -- <command>
   list [--tenant <t>]                     the clients, without secrets
   rotate-secret <client-id>               a new secret (printed once); the old one stops working
   disable <client-id> | enable <client-id>
+                                          disable also revokes the client's tokens
+  revoke --client <id> | --tenant <t>     refuses every token of the client, or of all the tenant's
+                                          clients, issued until now: in every service within 30 s
   ensure --tenant <t> --id <id>           the tenant and client exist, enabled, with the secret in
                                           RM_CLIENT_SECRET (dev and demo seeding; idempotent)
 environment: MONGO_URL (required), MONGO_DB (default gateway), CLIENT_SECRET_HASH_COST (default ${DEFAULT_SECRET_HASH_COST})`;
@@ -51,6 +55,7 @@ const { positionals, values } = (() => {
       options: {
         tenant: { type: 'string' },
         id: { type: 'string' },
+        client: { type: 'string' },
         help: { type: 'boolean' },
         ...Object.fromEntries(Object.keys(LIMIT_OPTIONS).map((option) => [option, { type: 'string' as const }])),
       },
@@ -65,7 +70,7 @@ if (values.help === true || command === undefined) fail(USAGE, values.help === t
 const logger = createLogger({ level: 'warn', name: 'gateway-clients' });
 const mongo = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB, logger, appName: 'gateway-clients', attempts: 3, retryDelayMs: 1_000 });
 try {
-  await run(createClientRegistry(mongo.db, { hashCost: config.CLIENT_SECRET_HASH_COST }));
+  await run(createClientRegistry(mongo.db, { hashCost: config.CLIENT_SECRET_HASH_COST }), createRevocationStore(mongo.db));
 } catch (error) {
   if (error instanceof ClientRegistryError) fail(error.message, 1);
   throw error;
@@ -73,7 +78,7 @@ try {
   await mongo.client.close();
 }
 
-async function run(registry: ClientRegistry): Promise<void> {
+async function run(registry: ClientRegistry, revocations: RevocationStore): Promise<void> {
   switch (command) {
     case 'create-tenant':
       await registry.createTenant(required(argument, 'the tenant'));
@@ -107,7 +112,12 @@ async function run(registry: ClientRegistry): Promise<void> {
     case 'disable':
     case 'enable':
       await registry.setDisabled(required(argument, 'the client id'), command === 'disable');
-      console.log(`client ${argument} ${command}d`);
+      // a disabled client gets no token, and the ones it has stop working too
+      if (command === 'disable') await revocations.revoke('client', argument!);
+      console.log(`client ${argument} ${command}d${command === 'disable' ? ', its tokens revoked' : ''}`);
+      return;
+    case 'revoke':
+      await revoke(registry, revocations);
       return;
     case 'ensure':
       await ensure(registry, required(values.tenant, '--tenant'), required(values.id, '--id'), required(config.RM_CLIENT_SECRET, 'RM_CLIENT_SECRET'));
@@ -127,6 +137,19 @@ async function ensure(registry: ClientRegistry, tenant: string, clientId: string
   }
   await registry.rotateSecret(clientId, secret);
   await registry.setDisabled(clientId, false);
+}
+
+async function revoke(registry: ClientRegistry, revocations: RevocationStore): Promise<void> {
+  const { client, tenant } = values;
+  if ((client === undefined) === (tenant === undefined)) fail(`revoke takes one of --client and --tenant\n${USAGE}`);
+  if (client !== undefined && !(await registry.listClients()).some((known) => known.clientId === client)) {
+    throw new ClientRegistryError('missing', `there is no client '${client}'`);
+  }
+  if (tenant !== undefined && !(await registry.listTenants()).some((known) => known.tenant === tenant)) {
+    throw new ClientRegistryError('missing', `there is no tenant '${tenant}'`);
+  }
+  const second = await revocations.revoke(client === undefined ? 'tenant' : 'client', (client ?? tenant)!);
+  console.log(`tokens of ${client === undefined ? `tenant ${tenant}` : `client ${client}`} issued until ${new Date(second * 1_000).toISOString()} revoked`);
 }
 
 function limitChanges(): TenantLimitChanges {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { publicOrigin } from '@rm/service-kit';
+import { publicOrigin, REVOCATIONS_PATH } from '@rm/service-kit';
 import type { KeyRing } from '../keys/key-ring.js';
+import type { Revocations } from '../revocations/revocations.js';
 import { TOKEN_PATH } from './token.routes.js';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
@@ -8,15 +9,24 @@ export const METADATA_PATH = '/.well-known/oauth-authorization-server';
 
 export interface WellKnownRoutesOptions {
   keyRing: KeyRing;
+  revocations: Revocations;
   issuer: string;
 }
 
-/** The public keys that verify our tokens, and RFC 8414 metadata that says where to get one. */
-export const wellKnownRoutes: FastifyPluginAsync<WellKnownRoutesOptions> = async (app, { keyRing, issuer }) => {
+/**
+ * The public keys that verify our tokens, the tokens revoked before they expire (by digest: the list
+ * names no one), and RFC 8414 metadata that says where to get a token.
+ */
+export const wellKnownRoutes: FastifyPluginAsync<WellKnownRoutesOptions> = async (app, { keyRing, revocations, issuer }) => {
   app.get(JWKS_PATH, async (_request, reply) => {
     // Short, so that a verifier meets a new key well before it signs (SIGNING_KEY_PUBLISH_LEAD_MS).
     reply.header('Cache-Control', 'public, max-age=60');
     return keyRing.jwks();
+  });
+
+  app.get(REVOCATIONS_PATH, async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return revocations.current();
   });
 
   app.get(METADATA_PATH, async (request, reply) => {

@@ -1,0 +1,82 @@
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testServers, waitFor } from '@rm/testkit';
+import { createRevocationStore, type RevocationStore } from '../src/revocations/revocation-store.js';
+import { BASE, createClient, tokenFor } from './helpers.js';
+import { startStack, type Stack } from './stack.js';
+
+let stack: Stack;
+let mongo: MongoClient;
+let revocations: RevocationStore;
+
+beforeAll(async () => {
+  stack = await startStack();
+  mongo = new MongoClient(testServers().mongoUrl);
+  revocations = createRevocationStore(mongo.db(stack.gateway.variables.MONGO_DB));
+});
+
+afterAll(async () => {
+  await mongo?.close();
+  await stack?.close();
+});
+
+/** The status of a list read with the token, through the gateway and straight at the employees service. */
+async function statuses(token: string): Promise<{ gateway: number; owner: number }> {
+  const headers = { Authorization: `Bearer ${token}` };
+  const gateway = await stack.gateway.fetch(`${BASE}/employee`, { headers });
+  const owner = await fetch(`http://127.0.0.1:${stack.owners.employees!.config.PORT}${BASE}/employee`, { headers });
+  return { gateway: gateway.status, owner: owner.status };
+}
+
+const refusedEverywhere = (token: string) => async () => {
+  const now = await statuses(token);
+  return now.gateway === 401 && now.owner === 401;
+};
+
+/** Tokens are revoked by the second they were issued in: a token of the next second is a new one. */
+const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_100));
+
+describe('revoking tokens before they expire', () => {
+  it("refuses a client's tokens at the gateway and at every owner, leaves its tenant's other clients alone, and takes its next token", async () => {
+    const first = await createClient(stack.gateway.registry);
+    const sibling = await createClient(stack.gateway.registry, first.tenant);
+    const token = await tokenFor(stack.gateway, first.clientId, first.secret);
+    const siblingToken = await tokenFor(stack.gateway, sibling.clientId, sibling.secret);
+    expect(await statuses(token)).toEqual({ gateway: 200, owner: 200 });
+
+    await revocations.revoke('client', first.clientId);
+    await waitFor('the revocation to reach the gateway and the employees service', refusedEverywhere(token), 20_000);
+    const refusal = await stack.gateway.fetch(`${BASE}/employee`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(refusal.headers.get('www-authenticate')).toContain('error_description="the token has been revoked"');
+    expect(await statuses(siblingToken)).toEqual({ gateway: 200, owner: 200 });
+
+    await nextSecond();
+    expect(await statuses(await tokenFor(stack.gateway, first.clientId, first.secret))).toEqual({ gateway: 200, owner: 200 });
+  });
+
+  it("refuses every token of a tenant's clients, and no other tenant's", async () => {
+    const one = await createClient(stack.gateway.registry);
+    const two = await createClient(stack.gateway.registry, one.tenant);
+    const other = await createClient(stack.gateway.registry);
+    const tokens = [await tokenFor(stack.gateway, one.clientId, one.secret), await tokenFor(stack.gateway, two.clientId, two.secret)];
+    const otherToken = await tokenFor(stack.gateway, other.clientId, other.secret);
+
+    await revocations.revoke('tenant', one.tenant);
+    for (const token of tokens) await waitFor("the tenant's revocation everywhere", refusedEverywhere(token), 20_000);
+    expect(await statuses(otherToken)).toEqual({ gateway: 200, owner: 200 });
+  });
+
+  it('serves the list by digest, naming no client and no tenant', async () => {
+    const { clientId, tenant } = await createClient(stack.gateway.registry);
+    await revocations.revoke('client', clientId);
+    await revocations.revoke('tenant', tenant);
+    const list = await waitFor('the list to show them', async () => {
+      const response = await fetch(`${stack.gateway.origin}/oauth2/revocations`);
+      const text = await response.text();
+      const read = JSON.parse(text) as { clients: Record<string, number>; tenants: Record<string, number> };
+      return Object.keys(read.tenants).length > 0 && Object.keys(read.clients).length > 0 ? text : undefined;
+    });
+    expect(list).not.toContain(clientId);
+    expect(list).not.toContain(tenant);
+  });
+});
