@@ -13,6 +13,7 @@ import { createClientRegistry } from '../services/gateway/dist/store/client-regi
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { employeeFields } from './lib/employee-fixture.ts';
 import { printTable, type ReportRow } from './lib/report.ts';
+import { startFlood } from './lib/flood.ts';
 import { measureSeries, warmUp, type SeriesResult } from './lib/series.ts';
 import { percentile, sortedAscending } from './lib/stats.ts';
 
@@ -167,9 +168,9 @@ async function compareTokens(context: BenchContext, { toGateway, clientId, secre
 
 /**
  * Another tenant's reads through the gateway, unloaded and then while one client floods the token
- * endpoint (its own connections, TOKEN_FLOOD_IN_FLIGHT requests at once): the secret hashes are bounded
- * per replica (TOKEN_HASH_CONCURRENCY), TOKEN_HASH_QUEUE more wait, the rest are answered 503. Returns
- * the flood's answers by status.
+ * endpoint (TOKEN_FLOOD_IN_FLIGHT requests at once, in a worker thread: lib/flood.ts): the secret
+ * hashes are bounded per replica (TOKEN_HASH_CONCURRENCY), TOKEN_HASH_QUEUE more wait, the rest are
+ * answered 503. Returns the flood's answers by status (its first second's included).
  */
 async function compareReadsUnderTokenLoad(
   context: BenchContext,
@@ -179,25 +180,15 @@ async function compareReadsUnderTokenLoad(
 ): Promise<Map<number, number>> {
   const read = () => readEmployee(toGateway, token);
   const baseline = await measureSeries(context.probe, { label: 'GET through the gateway, unloaded', ops: FLOOD_READS, operation: read });
-  const flooding = new Pool(origin, { connections: TOKEN_FLOOD_IN_FLIGHT });
-  const answers = new Map<number, number>();
-  let stop = false;
-  const flood = Array.from({ length: TOKEN_FLOOD_IN_FLIGHT }, async () => {
-    while (!stop) {
-      const { status } = await tokenRequest(flooding, clientId, secret);
-      answers.set(status, (answers.get(status) ?? 0) + 1);
-    }
-  });
+  let answers = new Map<number, number>();
+  const flood = startFlood({ origin, request: tokenRequestOf(clientId, secret), inFlight: TOKEN_FLOOD_IN_FLIGHT });
   try {
     // the flood at full strength first
     await sleep(1_000);
-    answers.clear();
     const result = await measureSeries(context.probe, { label: 'GET through the gateway, token endpoint flooded', ops: FLOOD_READS, operation: read });
     rows.push({ result: baseline }, { result, baseline });
   } finally {
-    stop = true;
-    await Promise.all(flood);
-    await flooding.close();
+    answers = await flood.stop();
   }
   return answers;
 }
@@ -218,9 +209,9 @@ async function noisyTenants(registry: ReturnType<typeof createClientRegistry>, t
 
 /**
  * Another tenant's reads through the gateway: unloaded; while a tenant limited to NOISY_TENANT_RATE
- * asks NOISY_TENANT_OVERLOAD times that (paced, whatever the answers: an open loop, as a runaway
- * integration is); and while a tenant without a limit asks the same, which shows what the limit spares
- * the others. Returns each flood's answers by status.
+ * asks NOISY_TENANT_OVERLOAD times that (paced, in a worker thread: lib/paced-reads.ts); and while a
+ * tenant without a limit asks the same, which shows what the limit spares the others. Returns each
+ * flood's answers by status (the first second's included).
  */
 async function compareReadsUnderTenantFlood(
   context: BenchContext,
@@ -233,61 +224,32 @@ async function compareReadsUnderTenantFlood(
   rows.push({ result: baseline });
   const answers = new Map<string, Map<number, number>>();
   for (const [who, noisyToken] of [['tenant at 10× its limit', noisy.limited], ['tenant without a limit, same rate', noisy.unlimited]] as const) {
-    const statuses = new Map<number, number>();
-    answers.set(who, statuses);
-    const flood = startPacedReads(noisy.origin, noisyToken, NOISY_TENANT_RATE * NOISY_TENANT_OVERLOAD, statuses);
+    const request = { method: 'GET', path: `${BASE}/employee/e-1`, headers: { authorization: `Bearer ${noisyToken}` } } as const;
+    const flood = startFlood({ origin: noisy.origin, request, perSecond: NOISY_TENANT_RATE * NOISY_TENANT_OVERLOAD });
     try {
       await sleep(1_000);
-      statuses.clear();
       const result = await measureSeries(context.probe, { label: `GET through the gateway, another ${who}`, ops: FLOOD_READS, operation: read });
       rows.push({ result, baseline });
     } finally {
-      await flood.stop();
+      answers.set(who, await flood.stop());
     }
   }
   return answers;
 }
 
-/** GETs of the employee at `perSecond` on connections of their own, sent every 10 ms whatever has been answered (at most 2,000 in flight). */
-function startPacedReads(origin: string, token: string, perSecond: number, statuses: Map<number, number>): { stop(): Promise<void> } {
-  const TICK_MS = 10;
-  const pool = new Pool(origin, { connections: 64 });
-  const inFlight = new Set<Promise<void>>();
-  const started = Date.now();
-  let sent = 0;
-  const send = () => {
-    const request = pool
-      .request({ method: 'GET', path: `${BASE}/employee/e-1`, headers: { authorization: `Bearer ${token}` } })
-      .then(async ({ statusCode, body }) => {
-        await body.dump();
-        statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
-      })
-      .catch(() => void statuses.set(0, (statuses.get(0) ?? 0) + 1))
-      .finally(() => inFlight.delete(request));
-    inFlight.add(request);
-  };
-  const ticker = setInterval(() => {
-    const due = Math.floor(((Date.now() - started) * perSecond) / 1_000);
-    for (; sent < due && inFlight.size < 2_000; sent += 1) send();
-    sent = Math.max(sent, due);
-  }, TICK_MS);
+/** A token request by HTTP Basic. */
+function tokenRequestOf(clientId: string, secret: string) {
   return {
-    async stop() {
-      clearInterval(ticker);
-      await Promise.all(inFlight);
-      await pool.close();
-    },
-  };
-}
-
-/** A token request by HTTP Basic: its status, and the token when there is one. */
-async function tokenRequest(pool: Pool, clientId: string, secret: string): Promise<{ status: number; token?: string }> {
-  const { statusCode, body } = await pool.request({
     method: 'POST',
     path: '/oauth2/token',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
     body: 'grant_type=client_credentials',
-  });
+  } as const;
+}
+
+/** A token request: its status, and the token when there is one. */
+async function tokenRequest(pool: Pool, clientId: string, secret: string): Promise<{ status: number; token?: string }> {
+  const { statusCode, body } = await pool.request(tokenRequestOf(clientId, secret));
   const answer = (await body.json()) as { access_token?: string };
   return { status: statusCode, ...(answer.access_token === undefined ? {} : { token: answer.access_token }) };
 }
