@@ -58,7 +58,7 @@ export const gatewayService = defineService({
   async extend({ config, db, nc, js, jsm, logger, tracer }) {
     checkKeyTiming(config, logger);
     const keyRing = createKeyRing({
-      store: createSigningKeyStore(db, config.SIGNING_KEY_ENCRYPTION_KEY),
+      store: createSigningKeyStore(db, config.SIGNING_KEY_ENCRYPTION_KEY, config.SIGNING_KEY_PREVIOUS_ENCRYPTION_KEY),
       policy: { rotationMs: config.SIGNING_KEY_ROTATION_MS, publishLeadMs: config.SIGNING_KEY_PUBLISH_LEAD_MS },
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,

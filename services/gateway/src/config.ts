@@ -18,6 +18,11 @@ export const gatewayConfigSpec = {
   TOKEN_LIFETIME_SECONDS: { type: 'int', min: 2, max: 3600, default: 300 },
   /** Encrypts the private signing keys in the database (AES-256-GCM under a key derived from it); the same on every replica. */
   SIGNING_KEY_ENCRYPTION_KEY: { type: 'secret', minLength: 32, required: true },
+  /**
+   * While SIGNING_KEY_ENCRYPTION_KEY is replaced: the one before, under which keys still sealed are read
+   * and sealed again under the new one. Remove it once every replica runs with the new key.
+   */
+  SIGNING_KEY_PREVIOUS_ENCRYPTION_KEY: { type: 'secret', minLength: 32 },
   /** A new signing key takes over this long after the previous one did. */
   SIGNING_KEY_ROTATION_MS: { type: 'duration-ms', min: 1_000, default: 24 * HOUR },
   /** A new key is in the key set this long before it signs, so that every verifier knows it first. */

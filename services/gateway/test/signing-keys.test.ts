@@ -1,10 +1,12 @@
+import { createCipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeProtectedHeader } from 'jose';
-import { MongoClient } from 'mongodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
+import { MongoClient, type Db } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '@rm/runtime';
 import { testServers, uniqueName, waitFor } from '@rm/testkit';
 import { gatewayService } from '../src/app.js';
+import { createSigningKeyStore, SigningKeyDecryptionError, type SigningKeyStore, type StoredSigningKey } from '../src/store/signing-key-store.js';
 import { BASE, createClient, dropDatabase, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
 
 const started: GatewayHarness[] = [];
@@ -91,7 +93,7 @@ describe('signing keys', () => {
       expect(stored).toHaveLength(1);
       // an EC private JWK has a `d`; the stored private half is ciphertext only
       expect(JSON.stringify(stored)).not.toMatch(/"d":/);
-      expect(stored[0]!.privateJwk).toEqual({ iv: expect.any(String), tag: expect.any(String), ciphertext: expect.any(String) });
+      expect(stored[0]!.privateJwk).toEqual({ iv: expect.any(String), tag: expect.any(String), ciphertext: expect.any(String), bound: true });
     } finally {
       await mongo.close();
     }
@@ -103,5 +105,72 @@ describe('signing keys', () => {
     await replica({ MONGO_DB: database });
     const env = { ...started.at(-1)!.variables, SIGNING_KEY_ENCRYPTION_KEY: 'another-encryption-key-0123456789-abcdefgh' };
     await expect(startService(gatewayService, { env })).rejects.toThrow(/SIGNING_KEY_ENCRYPTION_KEY/);
+  });
+});
+
+describe('the signing-key records', () => {
+  const SECRET = 'store-test-encryption-key-0123456789abcdef';
+  const NEXT_SECRET = 'store-test-next-encryption-key-0123456789ab';
+  let mongo: MongoClient;
+  let db: Db;
+
+  beforeAll(async () => {
+    mongo = new MongoClient(testServers().mongoUrl);
+    const database = uniqueName('gateway_key_records');
+    databases.push(database);
+    db = mongo.db(database);
+  });
+  afterAll(() => mongo?.close());
+
+  async function storedKey(link: string): Promise<StoredSigningKey> {
+    const kid = randomUUID();
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const key = { link, kid, alg: 'ES256', activeFrom: Date.now(), publicJwk: { ...(await exportJWK(publicKey)), kid }, privateJwk: await exportJWK(privateKey) };
+    expect(await createSigningKeyStore(db, SECRET).add(key)).toBe(true);
+    return key;
+  }
+  const records = () => db.collection('signing_keys');
+  const loaded = async (store: SigningKeyStore, kid: string) => (await store.all()).find((key) => key.kid === kid);
+
+  it("do not decrypt once the record's alg, start or kid was changed", async () => {
+    for (const change of [{ alg: 'RS256' }, { activeFrom: new Date(0) }, { kid: randomUUID() }]) {
+      const key = await storedKey(uniqueName('changed'));
+      await records().updateOne({ _id: key.link as never }, { $set: change });
+      await expect(createSigningKeyStore(db, SECRET).all()).rejects.toBeInstanceOf(SigningKeyDecryptionError);
+      await records().deleteOne({ _id: key.link as never });
+    }
+  });
+
+  it('give the public key of the private key, whatever public key the record holds', async () => {
+    const key = await storedKey(uniqueName('public'));
+    const { publicKey: planted } = await generateKeyPair('ES256', { extractable: true });
+    await records().updateOne({ _id: key.link as never }, { $set: { publicJwk: await exportJWK(planted) } });
+    const read = await loaded(createSigningKeyStore(db, SECRET), key.kid);
+    expect(read?.publicJwk).toMatchObject({ x: key.publicJwk.x, y: key.publicJwk.y, kid: key.kid, alg: 'ES256' });
+    await records().deleteOne({ _id: key.link as never });
+  });
+
+  it('read a record sealed before the binding, and seal it again bound', async () => {
+    const key = await storedKey(uniqueName('legacy'));
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', Buffer.from(hkdfSync('sha256', SECRET, 'rm-gateway', 'signing-key-encryption', 32)), iv).setAAD(Buffer.from(key.kid));
+    const ciphertext = Buffer.concat([cipher.update(JSON.stringify(key.privateJwk), 'utf8'), cipher.final()]);
+    const legacy = { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64') };
+    await records().updateOne({ _id: key.link as never }, { $set: { privateJwk: legacy } });
+
+    expect((await loaded(createSigningKeyStore(db, SECRET), key.kid))?.privateJwk).toEqual(key.privateJwk);
+    const record = await records().findOne({ _id: key.link as never });
+    expect(record?.privateJwk).toMatchObject({ bound: true });
+    expect(record?.privateJwk.ciphertext).not.toBe(legacy.ciphertext);
+    await records().deleteOne({ _id: key.link as never });
+  });
+
+  it('are sealed again under a new encryption key while the previous one is given, and then read with the new one alone', async () => {
+    const key = await storedKey(uniqueName('reencrypted'));
+    await expect(createSigningKeyStore(db, NEXT_SECRET).all()).rejects.toBeInstanceOf(SigningKeyDecryptionError);
+    expect((await loaded(createSigningKeyStore(db, NEXT_SECRET, SECRET), key.kid))?.privateJwk).toEqual(key.privateJwk);
+    expect((await loaded(createSigningKeyStore(db, NEXT_SECRET), key.kid))?.privateJwk).toEqual(key.privateJwk);
+    await expect(createSigningKeyStore(db, SECRET).all()).rejects.toBeInstanceOf(SigningKeyDecryptionError);
+    await records().deleteOne({ _id: key.link as never });
   });
 });

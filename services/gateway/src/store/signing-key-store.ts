@@ -11,9 +11,21 @@ interface SigningKeyDocument {
   alg: string;
   activeFrom: Date;
   createdAt: Date;
+  /** For people reading the database; the public key in use is derived from the private one. */
   publicJwk: JWK;
-  /** AES-256-GCM of the private JWK, bound to the kid. */
-  privateJwk: { iv: string; tag: string; ciphertext: string };
+  /**
+   * AES-256-GCM of the private JWK, authenticated together with the kid, alg and activeFrom (`bound`):
+   * a record whose alg or start was changed does not decrypt. Without `bound`, a record of before:
+   * bound to its kid only, and sealed again bound when it is read.
+   */
+  privateJwk: Sealed;
+}
+
+interface Sealed {
+  iv: string;
+  tag: string;
+  ciphertext: string;
+  bound?: true;
 }
 
 export interface StoredSigningKey {
@@ -26,51 +38,77 @@ export interface StoredSigningKey {
 }
 
 export interface SigningKeyStore {
+  /** Every key; those sealed by the previous encryption key, or before the binding, are sealed again as they are read. */
   all(): Promise<StoredSigningKey[]>;
   /** Adds the key unless its link is taken (another replica planned the same key first): then false. */
   add(key: StoredSigningKey): Promise<boolean>;
   remove(kids: readonly string[]): Promise<void>;
 }
 
-/** A key that does not decrypt: the environment's encryption key is not the one the keys were stored with. */
+/** A key that does not decrypt: the environment's encryption key is not the one the keys were stored with, or the record was changed. */
 export class SigningKeyDecryptionError extends Error {
   constructor(kid: string, options?: ErrorOptions) {
-    super(`signing key ${kid} cannot be decrypted: SIGNING_KEY_ENCRYPTION_KEY differs from the one it was stored with`, options);
+    super(
+      `signing key ${kid} cannot be decrypted: SIGNING_KEY_ENCRYPTION_KEY (or SIGNING_KEY_PREVIOUS_ENCRYPTION_KEY) differs from the one it was stored with, or its record was changed`,
+      options,
+    );
     this.name = 'SigningKeyDecryptionError';
   }
 }
 
 const COLLECTION = 'signing_keys';
 
-/** Private keys are encrypted with a key derived from `encryptionSecret`, so every replica with the same secret signs alike. */
-export function createSigningKeyStore(db: Db, encryptionSecret: string): SigningKeyStore {
+/**
+ * Private keys are encrypted with a key derived from `encryptionSecret`, so every replica with the same
+ * secret signs alike. With `previousSecret` (while the encryption key is replaced), keys sealed under it
+ * are read and sealed again under the new one.
+ */
+export function createSigningKeyStore(db: Db, encryptionSecret: string, previousSecret?: string): SigningKeyStore {
   const keys: Collection<SigningKeyDocument> = db.collection(COLLECTION);
-  const encryptionKey = Buffer.from(hkdfSync('sha256', encryptionSecret, 'rm-gateway', 'signing-key-encryption', 32));
+  const current = derivedKey(encryptionSecret);
+  const previous = previousSecret === undefined ? undefined : derivedKey(previousSecret);
+
+  /** The private JWK, sealing it again when it was sealed under the previous key or without the binding. */
+  async function open(document: SigningKeyDocument): Promise<JWK> {
+    const underCurrent = tryDecrypt(current, document);
+    if (underCurrent !== undefined && document.privateJwk.bound === true) return underCurrent;
+    const jwk = underCurrent ?? (previous === undefined ? undefined : tryDecrypt(previous, document));
+    if (jwk === undefined) throw new SigningKeyDecryptionError(document.kid);
+    // only if no one sealed it meanwhile: the record stays one replica's writing
+    await keys.updateOne({ _id: document._id, 'privateJwk.ciphertext': document.privateJwk.ciphertext }, { $set: { privateJwk: encrypt(current, document, jwk) } });
+    return jwk;
+  }
 
   return {
     all: () =>
       orUnavailable(async () => {
         const documents = await keys.find({}).toArray();
-        return documents.map((document) => ({
-          link: document._id,
-          kid: document.kid,
-          alg: document.alg,
-          activeFrom: document.activeFrom.getTime(),
-          publicJwk: document.publicJwk,
-          privateJwk: decrypt(encryptionKey, document),
-        }));
+        return Promise.all(
+          documents.map(async (document) => {
+            const privateJwk = await open(document);
+            return {
+              link: document._id,
+              kid: document.kid,
+              alg: document.alg,
+              activeFrom: document.activeFrom.getTime(),
+              publicJwk: publicHalf(privateJwk, document),
+              privateJwk,
+            };
+          }),
+        );
       }),
     add: (key) =>
       orUnavailable(async () => {
+        const activeFrom = new Date(key.activeFrom);
         try {
           await keys.insertOne({
             _id: key.link,
             kid: key.kid,
             alg: key.alg,
-            activeFrom: new Date(key.activeFrom),
+            activeFrom,
             createdAt: new Date(),
             publicJwk: key.publicJwk,
-            privateJwk: encrypt(encryptionKey, key.kid, key.privateJwk),
+            privateJwk: encrypt(current, { kid: key.kid, alg: key.alg, activeFrom }, key.privateJwk),
           });
           return true;
         } catch (error) {
@@ -85,21 +123,37 @@ export function createSigningKeyStore(db: Db, encryptionSecret: string): Signing
   };
 }
 
-function encrypt(key: Buffer, kid: string, jwk: JWK): SigningKeyDocument['privateJwk'] {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(kid));
-  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final()]);
-  return { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64') };
+function derivedKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'rm-gateway', 'signing-key-encryption', 32));
 }
 
-function decrypt(key: Buffer, { kid, privateJwk }: SigningKeyDocument): JWK {
+/** What the encryption authenticates beside the private key: the record's kid, alg and start. */
+function binding({ kid, alg, activeFrom }: Pick<SigningKeyDocument, 'kid' | 'alg' | 'activeFrom'>): Buffer {
+  return Buffer.from(JSON.stringify([kid, alg, activeFrom.getTime()]));
+}
+
+function encrypt(key: Buffer, record: Pick<SigningKeyDocument, 'kid' | 'alg' | 'activeFrom'>, jwk: JWK): Sealed {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(binding(record));
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final()]);
+  return { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64'), bound: true };
+}
+
+/** The private JWK, or undefined when this key does not open the record as it is. */
+function tryDecrypt(key: Buffer, document: SigningKeyDocument): JWK | undefined {
+  const { privateJwk } = document;
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(privateJwk.iv, 'base64'))
-      .setAAD(Buffer.from(kid))
+      .setAAD(privateJwk.bound === true ? binding(document) : Buffer.from(document.kid))
       .setAuthTag(Buffer.from(privateJwk.tag, 'base64'));
     const plaintext = Buffer.concat([decipher.update(Buffer.from(privateJwk.ciphertext, 'base64')), decipher.final()]);
     return JSON.parse(plaintext.toString('utf8')) as JWK;
-  } catch (error) {
-    throw new SigningKeyDecryptionError(kid, { cause: error });
+  } catch {
+    return undefined;
   }
+}
+
+/** The public key, from the private key itself: a public key put in the record cannot be made to verify. */
+function publicHalf({ kty, crv, x, y }: JWK, { kid, alg }: SigningKeyDocument): JWK {
+  return { kty, crv, x, y, kid, alg, use: 'sig' };
 }
