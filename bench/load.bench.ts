@@ -6,12 +6,16 @@
 // Then, with every availability stored and matched (200 trucks at the employees' 20 start places), one
 // availability update at a time until its AvailableEmployee shows the new shift through the gateway:
 // what a planner waits for. Baseline: the update's own answer.
+//
+// Last, each service's resident memory, now and at its peak, against its pod's limit: the services run
+// with the pods' NODE_OPTIONS (deploy/k8s), so that their heaps are sized as deployed.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { testServers } from '@rm/testkit';
+import { parseMetricSamples, testServers } from '@rm/testkit';
 import { apiClient, idFromLocation, type ApiClient } from '../reliability/lib/api.ts';
 import { at, bodies } from '../reliability/lib/fixtures.ts';
 import { startSuiteStack } from '../reliability/lib/suite-stack.ts';
 import type { Bench } from './lib/bench.ts';
+import { residentMemory } from './lib/process-memory.ts';
 import { msSince, percentile, sortedAscending } from './lib/stats.ts';
 
 const EMPLOYEES = Number(process.env.BENCH_LOAD_EMPLOYEES ?? 10_000);
@@ -26,11 +30,16 @@ const STEP = 1_000;
 const IN_FLIGHT = 8;
 /** Steps whose rate is the baseline: the first 2,000 employees. */
 const BASELINE_STEPS = 2;
+/** As deploy/k8s/base/service/deployment.yaml sets it for every service. */
+const POD_NODE_OPTIONS = '--max-old-space-size=256';
+/** The pods' memory limits (deploy/k8s/base): 384 MiB, the matching engine's 1 GiB. */
+const POD_LIMIT_MIB: Record<string, number> = { matching: 1024 };
+const DEFAULT_POD_LIMIT_MIB = 384;
 
 export const loadBench: Bench = {
   name: 'load',
   async run() {
-    const suite = await startSuiteStack(testServers());
+    const suite = await startSuiteStack(testServers(), { nodeOptions: POD_NODE_OPTIONS });
     try {
       const api = apiClient(suite, await suite.newTenant('load'));
       for (let truck = 0; truck < TRUCKS; truck++) {
@@ -74,6 +83,7 @@ export const loadBench: Bench = {
         if (failures.length > 0) console.log(`\nfirst failure: ${failures[0]}\n`);
       }
       await readBack(api, availabilities);
+      await printMemory(suite.stack.processIds(), suite.stack.origins);
     } finally {
       await suite.stop();
     }
@@ -106,4 +116,19 @@ async function readBack(api: ApiClient, availabilities: readonly string[]): Prom
   console.log('| measure | p50 ms | p99 ms |\n|---|---:|---:|');
   console.log(`| PUT answered (baseline) | ${percentile(sortedUpdates, 50).toFixed(0)} | ${percentile(sortedUpdates, 99).toFixed(0)} |`);
   console.log(`| its AvailableEmployee readable with the new shift (reads every ${POLL_MS} ms) | ${percentile(sortedReadable, 50).toFixed(0)} | ${percentile(sortedReadable, 99).toFixed(0)} |`);
+}
+
+/** Each service's resident memory against its pod's limit, and its JavaScript heap as its /metrics tells (prom-client's defaults). */
+async function printMemory(processIds: Record<string, number>, origins: Record<string, string>): Promise<void> {
+  console.log(`\nResident memory of each service after the import and the updates (NODE_OPTIONS=${POD_NODE_OPTIONS}, as in the pods):\n`);
+  console.log('| service | resident now MiB | resident peak MiB | heap used / total MiB | pod limit MiB | peak ÷ limit |\n|---|---:|---:|---:|---:|---:|');
+  for (const [service, pid] of Object.entries(processIds)) {
+    const { nowMiB, peakMiB } = await residentMemory(pid);
+    const metrics = parseMetricSamples(await (await fetch(`${origins[service]}/metrics`)).text());
+    const mib = (name: string) => ((metrics.value(name) ?? Number.NaN) / 1024 ** 2).toFixed(0);
+    const limit = POD_LIMIT_MIB[service] ?? DEFAULT_POD_LIMIT_MIB;
+    console.log(
+      `| ${service} | ${nowMiB.toFixed(0)} | ${peakMiB.toFixed(0)} | ${mib('nodejs_heap_size_used_bytes')} / ${mib('nodejs_heap_size_total_bytes')} | ${limit} | ${(peakMiB / limit).toFixed(2)} |`,
+    );
+  }
 }

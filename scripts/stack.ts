@@ -34,6 +34,8 @@ export interface StackOptions extends TestServerUrls {
   internalApiKey: string;
   /** The gateway's variables beyond its upstreams and keys (TRUST_PROXY, LOGIN_*). */
   gatewayVariables?: Record<string, string>;
+  /** NODE_OPTIONS of every service (the pods' heap limit, to measure memory as deployed); default the caller's. */
+  nodeOptions?: string;
   /** Every line a service writes. */
   onLine?(service: ServiceName, line: string): void;
   /** A service exited while the stack was not stopping, and not by `kill`. */
@@ -59,6 +61,8 @@ export interface Stack {
    * fresh database); resolves once it answers /readyz. Stopped with the stack, or by its own `stop`.
    */
   startCopy(name: ServiceName, variables: Record<string, string>): Promise<{ origin: string; stop(): Promise<void> }>;
+  /** The process id of each running service (not of its copies). */
+  processIds(): Partial<Record<ServiceName, number>>;
   /** Stops every service (SIGTERM, then SIGKILL after 15 s). */
   stop(): Promise<void>;
 }
@@ -102,6 +106,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ALLOW_DEV_ONLY_SECRETS: 'true',
     HOME_BASES_URL: `${origins['home-bases']}${BASE_PATH}`,
     INTERNAL_API_KEY: options.internalApiKey,
+    ...(options.nodeOptions === undefined ? {} : { NODE_OPTIONS: options.nodeOptions }),
     ...(name === 'gateway'
       ? {
           SIGNING_KEY_ENCRYPTION_KEY: options.signingKeyEncryptionKey,
@@ -209,5 +214,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw error;
   }
-  return { services, origins, databases, gateway, api: `${gateway}${BASE_PATH}`, ensureClient, kill, restart, startCopy, stop };
+  const processIds = () => Object.fromEntries([...children].map(([name, child]) => [name, child.pid!]));
+  return { services, origins, databases, gateway, api: `${gateway}${BASE_PATH}`, ensureClient, kill, restart, startCopy, processIds, stop };
 }

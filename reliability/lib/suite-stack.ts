@@ -40,7 +40,7 @@ const ERROR_LEVELS = new Set(['error', 'fatal']);
  * another test run on the same servers. The gateway trusts 127.0.0.1 as its proxy, so that a scenario
  * can speak for any client address through X-Forwarded-For without blocking the loopback address.
  */
-export async function startSuiteStack(servers: TestServerUrls, { echoLogs = false } = {}): Promise<SuiteStack> {
+export async function startSuiteStack(servers: TestServerUrls, { echoLogs = false, nodeOptions }: { echoLogs?: boolean; nodeOptions?: string } = {}): Promise<SuiteStack> {
   const exits: string[] = [];
   const signingKeyEncryptionKey = randomBytes(32).toString('hex');
   const errorLines = new Map<ServiceName, string[]>();
@@ -53,6 +53,7 @@ export async function startSuiteStack(servers: TestServerUrls, { echoLogs = fals
     adminToken: randomBytes(32).toString('hex'),
     signingKeyEncryptionKey,
     internalApiKey: randomBytes(32).toString('hex'),
+    ...(nodeOptions === undefined ? {} : { nodeOptions }),
     // the scenarios push one tenant hard on purpose; rate-limit-fairness gives its tenants rates of their own
     gatewayVariables: { TRUST_PROXY: '127.0.0.1', TENANT_REQUEST_RATE: '100000' },
     onLine(name, line) {
