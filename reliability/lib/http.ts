@@ -18,17 +18,26 @@ export interface RawResponse {
   body: string;
 }
 
+const AGENT_OPTIONS = { connections: 64, headersTimeout: 30_000, bodyTimeout: 30_000 };
 /** One undici agent for every request of a run: pooled keep-alive connections, bounded waits. */
-const agent = new Agent({ connections: 64, headersTimeout: 30_000, bodyTimeout: 30_000 });
+const agent = new Agent(AGENT_OPTIONS);
+/** Agents whose connections leave from another loopback address (127.0.0.2, …), which the gateway does not trust as its proxy. */
+const agentsFrom = new Map<string, Agent>();
 
 /**
  * Sends the request as it is to `origin`. Resolves undefined when the connection closed without an
  * answer (a blocked IP); throws when undici refuses to send it (a path or header it cannot write).
+ * `from`: the local address its connection leaves from.
  */
-export async function send(origin: string, { method, path, headers = {}, body }: RawRequest): Promise<RawResponse | undefined> {
+export async function send(origin: string, { method, path, headers = {}, body }: RawRequest, from?: string): Promise<RawResponse | undefined> {
+  let sender = agent;
+  if (from !== undefined) {
+    sender = agentsFrom.get(from) ?? new Agent({ ...AGENT_OPTIONS, localAddress: from });
+    agentsFrom.set(from, sender);
+  }
   try {
     const signal = AbortSignal.timeout(ANSWER_TIMEOUT_MS);
-    const response = await agent.request({ origin, method: method as 'GET', path, headers, body, signal });
+    const response = await sender.request({ origin, method: method as 'GET', path, headers, body, signal });
     const text = await response.body.text();
     const flat = Object.fromEntries(
       Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),

@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { stackPerFile } from './suite-per-file.ts';
 import type { ScenarioReport } from '../lib/report.ts';
 import { forgedEvents } from '../scenarios/forged-events.ts';
+import { headerRedos } from '../scenarios/header-redos.ts';
 import { hostileInput } from '../scenarios/hostile-input.ts';
 import { races } from '../scenarios/races.ts';
 import { rateLimitFairness } from '../scenarios/rate-limit-fairness.ts';
+import { slowHeaders } from '../scenarios/slow-headers.ts';
+import { spoofedForwardedFor } from '../scenarios/spoofed-forwarded-for.ts';
 import { tenantsAndAuth } from '../scenarios/tenants-and-auth.ts';
 
 const suite = stackPerFile();
@@ -49,6 +52,24 @@ describe('the whole stack under hostile input, races and other tenants (short ve
     expect(report.findings).toEqual([]);
     expect(row(report, 'of them 429')).toBeGreaterThan(0);
     expect(row(report, 'of them 5xx')).toBe(0);
+  });
+
+  it('answers every header at 15,000 characters as its small twin, never with a 5xx', async () => {
+    const report = await headerRedos(suite(), 'short');
+    expect(report.findings).toEqual([]);
+    expect(row(report, '5xx')).toBe(0);
+  });
+
+  it('answers a tenant while other connections drip their headers', async () => {
+    const report = await slowHeaders(suite(), 'short');
+    expect(report.findings).toEqual([]);
+    expect(row(report, 'of them not 200')).toBe(0);
+  });
+
+  it('counts, limits and blocks a peer as itself, whatever X-Forwarded-For it sends', async () => {
+    const report = await spoofedForwardedFor(suite());
+    expect(report.findings).toEqual([]);
+    expect(row(report, 'the named address, right secret, through the proxy')).toBe(200);
   });
 
   it('keeps every service running throughout', () => {
