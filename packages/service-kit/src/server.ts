@@ -28,6 +28,10 @@ declare module 'fastify' {
   }
 }
 
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** How often Node looks for connections past their headers or request timeout. */
+const CONNECTIONS_CHECK_MS = 1_000;
+
 export interface ServiceOptions {
   logger: FastifyBaseLogger;
   verifyToken: TokenVerifier;
@@ -37,6 +41,8 @@ export interface ServiceOptions {
   basePath: string;
   bodyLimit: number;
   requestTimeout: number;
+  /** Longest wait for a request's headers (default 10 s): a connection that drips them is closed after it. */
+  headersTimeout?: number;
   /** How long one readiness check may take before it counts as failed. */
   readinessTimeout?: number;
   /**
@@ -73,6 +79,7 @@ export function createService({
   basePath,
   bodyLimit,
   requestTimeout,
+  headersTimeout = DEFAULT_HEADERS_TIMEOUT_MS,
   readinessTimeout = 2_000,
   trustProxy = false,
   routes,
@@ -93,7 +100,9 @@ export function createService({
     frameworkErrors: replyWithProblem,
     clientErrorHandler: createClientErrorHandler(logger),
     return503OnClosing: false,
-    http: { requireHostHeader: false },
+    // Node's own defaults hold a connection that drips its headers for up to a minute (headers within
+    // 60 s, checked every 30 s); slowloris then holds a socket and its buffers that long per connection.
+    http: { requireHostHeader: false, headersTimeout, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // On close, idle keep-alive connections are dropped at once; busy ones close after their
     // response (see the onSend hook below).
     forceCloseConnections: 'idle',

@@ -143,6 +143,22 @@ describe('errors raised by fastify and node before a handler runs', () => {
   });
 });
 
+describe('a connection that drips its headers', () => {
+  it('is answered 408 and closed once the headers timeout has passed, not held for a minute', { timeout: 15_000 }, async () => {
+    const { app } = await buildTestService(async () => {}, { headersTimeout: 1_000 });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const client = openRawConnection((app.server.address() as AddressInfo).port);
+      client.socket.write('GET /healthz HTTP/1.1\r\nHost: a\r\n');
+      const drip = setInterval(() => client.socket.writable && client.socket.write('X-Slow: still coming\r\n'), 200);
+      const [response] = await client.responses.finally(() => clearInterval(drip));
+      expect(response?.status).toBe(408);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('requests that arrive while the service closes', () => {
   it('are answered with a 503 problem', async () => {
     const closing = deferred();

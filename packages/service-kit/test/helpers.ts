@@ -40,6 +40,7 @@ export async function buildTestService(
     issuer?: TestIssuer;
     trustProxy?: readonly string[];
     metrics?: Registry;
+    headersTimeout?: number;
   } = {},
 ): Promise<TestService> {
   const issuer = options.issuer ?? (await createTestIssuer());
@@ -54,6 +55,7 @@ export async function buildTestService(
     readinessTimeout: 500,
     ...(options.trustProxy && { trustProxy: options.trustProxy }),
     ...(options.metrics && { metrics: options.metrics }),
+    ...(options.headersTimeout && { headersTimeout: options.headersTimeout }),
     routes,
   });
   await app.ready();
