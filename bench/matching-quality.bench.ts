@@ -9,9 +9,10 @@
 // Sizes: BENCH_MATCHING_SIZES=scarce:10000#1,plentiful:10000#1 (scenario:availabilities#seed); the
 // default set keeps the run under about three minutes. BENCH_MATCHING_TIME_LIMIT: seconds per
 // component for the exact solve (default 300; a component that hits it is reported, not proved).
-import { compareObjectives, greedy, isFeasible, objectiveOf, type Objective } from '../services/matching/dist/domain/evaluation.js';
+import type { Combination } from '../services/matching/dist/domain/combination.js';
 import { combinationsOf, DEFAULT_EXACT_MAX_NONZEROS } from '../services/matching/dist/domain/exact.js';
-import type { Combination } from '../services/matching/dist/domain/matcher.js';
+import { compareObjectives, objectiveOf, type Objective } from '../services/matching/dist/domain/objective.js';
+import { greedy, isFeasible } from '../services/matching/dist/testing/yardsticks.js';
 import { TenantMatching } from '../services/matching/dist/domain/tenant-matching.js';
 import { createExactWorker, type ExactWorker } from '../services/matching/dist/resolve/exact-worker.js';
 import type { Bench } from './lib/bench.ts';

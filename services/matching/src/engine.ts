@@ -2,7 +2,7 @@ import type { BatchCompletion } from '@rm/bus';
 import { entityOfType, type EventEnvelope, type OutboxEntry } from '@rm/contracts';
 import type { Logger } from '@rm/service-kit';
 import type { KnownState, Resource, ResourceCollection } from '@rm/store';
-import type { Combination } from './domain/matcher.js';
+import type { Combination } from './domain/combination.js';
 import { TenantMatching, type Input, type KeptAddress, type Touched } from './domain/tenant-matching.js';
 import { availableEmployeeFields, combinationFields } from './representation.js';
 import { createResolver, type ResolverOptions } from './resolve/resolver.js';

@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareObjectives, feasibilityViolations, objectiveOf } from '../src/domain/evaluation.js';
-import { combinationsOf, components, solveAll } from '../src/domain/exact.js';
-import { createMatcher, type CombinationChange, type Matcher, type MatchingState } from '../src/domain/matcher.js';
+import type { CombinationChange, MatchingState } from '../src/domain/combination.js';
+import { combinationsOf, solveAll } from '../src/domain/exact.js';
+import { components } from '../src/domain/locations.js';
+import { createMatcher, type Matcher } from '../src/domain/matcher.js';
+import { compareObjectives, objectiveOf } from '../src/domain/objective.js';
+import { feasibilityViolations } from '../src/testing/yardsticks.js';
 import { operationArbitrary, perform } from './generators.js';
 
 const pairsOf = (state: MatchingState) => new Map(state.combinations.map((one) => [one.availabilityId, one.transportResourceId]));

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { feasibilityViolations, objectiveOf } from '../src/domain/evaluation.js';
+import type { Combination } from '../src/domain/combination.js';
 import { combinationsOf, solveAll } from '../src/domain/exact.js';
-import type { Combination } from '../src/domain/matcher.js';
+import { objectiveOf } from '../src/domain/objective.js';
 import { TenantMatching, type ExactInputs, type Input } from '../src/domain/tenant-matching.js';
+import { feasibilityViolations } from '../src/testing/yardsticks.js';
 import { availability, BEFORE_EVERYTHING, behindCase, deployment, homeBase, pairs, resource, shiftOf, tenantOf } from './tenant-inputs.js';
 
 /** The live combinations and what they are held against: every snapshot and every resource the inputs name. */

@@ -1,12 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Combination } from '../src/domain/combination.js';
 import { holds, type FrozenCombination } from '../src/domain/deployed.js';
-import { feasibilityViolations, greedy, objectiveOf, type Objective } from '../src/domain/evaluation.js';
+import { combinationsOf, loadExactSolver, maximalCliques, solveAll, solveComponent, type ExactOptions } from '../src/domain/exact.js';
 import { canCombine, type TransportResourceView } from '../src/domain/feasibility.js';
-import { components, combinationsOf, loadExactSolver, maximalCliques, solveAll, solveComponent, type ExactOptions } from '../src/domain/exact.js';
 import { overlaps } from '../src/domain/interval.js';
-import { createMatcher, type Combination } from '../src/domain/matcher.js';
+import { components } from '../src/domain/locations.js';
+import { createMatcher } from '../src/domain/matcher.js';
+import { objectiveOf, type Objective } from '../src/domain/objective.js';
 import type { AvailableEmployee } from '../src/domain/snapshot.js';
+import { feasibilityViolations, greedy } from '../src/testing/yardsticks.js';
 import { atHomeBase, atPlace, frozen, shift, span, truck } from './fixtures.js';
 import { frozenArbitrary, resourceArbitrary, shiftArbitrary } from './generators.js';
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
+import type { CombinationChange } from '../src/domain/combination.js';
 import type { FrozenCombination } from '../src/domain/deployed.js';
 import type { TransportResourceView } from '../src/domain/feasibility.js';
-import type { CombinationChange, Matcher } from '../src/domain/matcher.js';
+import type { Matcher } from '../src/domain/matcher.js';
 import type { AvailableEmployee, StartKey } from '../src/domain/snapshot.js';
 import { atHomeBase, atPlace, frozen, shift, truck } from './fixtures.js';
 

@@ -1,14 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { CombinationChange, MatchingState } from '../src/domain/combination.js';
 import { holds, type FrozenCombination } from '../src/domain/deployed.js';
-import { feasibilityViolations, greedy, objectiveOf, type Objective } from '../src/domain/evaluation.js';
 import { canCombine } from '../src/domain/feasibility.js';
 import { overlaps } from '../src/domain/interval.js';
-import { createMatcher, type CombinationChange, type Matcher, type MatchingState } from '../src/domain/matcher.js';
+import { createMatcher, type Matcher } from '../src/domain/matcher.js';
+import { objectiveOf, type Objective } from '../src/domain/objective.js';
+import { feasibilityViolations, greedy } from '../src/testing/yardsticks.js';
 import { operationArbitrary, perform, type Operation } from './generators.js';
 
 const operations = fc.array(operationArbitrary, { minLength: 10, maxLength: 60, size: 'max' });
-
 
 /** What the frozen combinations should be after the operation: the matcher never changes them. */
 function expectedFrozen(frozen: Map<string, FrozenCombination>, operation: Operation): void {

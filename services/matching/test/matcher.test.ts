@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { greedy, isFeasible } from '../src/domain/evaluation.js';
 import type { TransportResourceView } from '../src/domain/feasibility.js';
 import { createMatcher, type Matcher } from '../src/domain/matcher.js';
 import type { AvailableEmployee } from '../src/domain/snapshot.js';
+import { greedy, isFeasible } from '../src/testing/yardsticks.js';
 import { atHomeBase, atPlace, frozen, shift, truck } from './fixtures.js';
 
 /** A matcher loaded one operation at a time, resources first. */

@@ -1,13 +1,14 @@
 import type { Address, Availability, Deployment, Employee, TransportResource } from '@rm/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Combination, MatchingState } from '../src/domain/combination.js';
 import { frozenCombinationOf, holds, type FrozenCombination } from '../src/domain/deployed.js';
-import { feasibilityViolations, objectiveOf } from '../src/domain/evaluation.js';
 import { transportResourceView, type TransportResourceView } from '../src/domain/feasibility.js';
 import { overlaps } from '../src/domain/interval.js';
-import type { Combination, MatchingState } from '../src/domain/matcher.js';
+import { objectiveOf } from '../src/domain/objective.js';
 import { buildAvailableEmployee, type AvailableEmployee } from '../src/domain/snapshot.js';
 import { INPUT_ENTITY, TenantMatching, type Input } from '../src/domain/tenant-matching.js';
+import { feasibilityViolations } from '../src/testing/yardsticks.js';
 import { hour } from './fixtures.js';
 
 /*

@@ -1,6 +1,6 @@
 import type { Address } from '@rm/contracts';
 import { describe, expect, it } from 'vitest';
-import type { Combination } from '../src/domain/matcher.js';
+import type { Combination } from '../src/domain/combination.js';
 import { INPUT_ENTITY, keptAddressOf, TenantMatching, type Input, type Touched } from '../src/domain/tenant-matching.js';
 import { hour, span } from './fixtures.js';
 import { pairs, tenantOf } from './tenant-inputs.js';
@@ -52,7 +52,6 @@ const deployment = (id: string, employeeId: string, resourceIds: string[], [from
     end: { at: iso(to) },
     ...fields,
   });
-
 
 /** The live (matcher-owned) combinations, as the engine hands stored ones back to restore. */
 function liveCombinations(tenant: TenantMatching): Combination[] {

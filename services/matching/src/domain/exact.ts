@@ -1,8 +1,9 @@
 import highsModule, { type Highs, type Model } from 'highs';
 import { holds, type FrozenCombination } from './deployed.js';
 import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
+import type { Combination } from './combination.js';
 import { overlaps } from './interval.js';
-import { resourceKeys, shiftKeys, type Combination } from './matcher.js';
+import { components } from './locations.js';
 import type { AvailableEmployee } from './snapshot.js';
 
 /*
@@ -19,14 +20,6 @@ import type { AvailableEmployee } from './snapshot.js';
  *   4. fewest changes: most existing combinations kept.
  * A stage that cannot change anything (no linked pair, one cost, nothing existing) is skipped.
  */
-
-/** A location component: shifts and the transport resources they could ever share (matcher keys, DESIGN §6). */
-export interface Component {
-  /** The component's first key, e.g. `home-base:hb1`: a stable name for reports. */
-  readonly key: string;
-  readonly shifts: readonly AvailableEmployee[];
-  readonly resources: readonly TransportResourceView[];
-}
 
 export interface ExactOptions {
   /** Current combinations, availability id → transport resource id: the last level keeps most of them. */
@@ -95,47 +88,6 @@ function replaceSolver(options: ExactOptions): Promise<Highs> {
   if (options.fresh === true || options.log !== undefined) return ownSolver(options);
   shared = undefined;
   return loadExactSolver();
-}
-
-/** Splits shifts and resources into the components of the matcher's keys: home base, ad-hoc name, and a journey's resources. */
-export function components(shifts: readonly AvailableEmployee[], resources: readonly TransportResourceView[]): Component[] {
-  const parent = new Map<string, string>();
-  const find = (key: string): string => {
-    let root = key;
-    for (let up = parent.get(root); up !== undefined && up !== root; up = parent.get(root)) root = up;
-    // path compression
-    for (let node = key, up = parent.get(node); up !== undefined && up !== root; node = up, up = parent.get(node)) parent.set(node, root);
-    if (!parent.has(root)) parent.set(root, root);
-    return root;
-  };
-  const union = (keys: readonly string[]) => {
-    const [first, ...rest] = keys;
-    if (first === undefined) return;
-    const root = find(first);
-    for (const key of rest) {
-      const other = find(key);
-      if (other !== root) parent.set(other, root);
-    }
-  };
-  for (const resource of resources) union(resourceKeys(resource));
-  for (const shift of shifts) union(shiftKeys(shift));
-  const byRoot = new Map<string, { key: string; shifts: AvailableEmployee[]; resources: TransportResourceView[] }>();
-  const groupOf = (key: string) => {
-    const root = find(key);
-    let group = byRoot.get(root);
-    if (group === undefined) {
-      group = { key, shifts: [], resources: [] };
-      byRoot.set(root, group);
-    }
-    return group;
-  };
-  for (const resource of resources) groupOf(resourceKeys(resource)[0] as string).resources.push(resource);
-  for (const shift of shifts) {
-    const [key] = shiftKeys(shift);
-    // a shift with no start location can be matched with nothing: it belongs to no component
-    if (key !== undefined) groupOf(key).shifts.push(shift);
-  }
-  return [...byRoot.values()];
 }
 
 /**

@@ -1,37 +1,13 @@
+import type { Combination, CombinationChange, MatchingState } from './combination.js';
 import { holds, type FrozenCombination } from './deployed.js';
-import { compareObjectives, objectiveOf, type Objective } from './evaluation.js';
 import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
 import { hull, overlaps, type Interval } from './interval.js';
+import { resourceKey, resourceKeys, shiftKeys, type LocationPart } from './locations.js';
+import { compareObjectives, objectiveOf, type Objective } from './objective.js';
 import { Timeline } from './timeline.js';
 import { bestPacking } from './packing.js';
 import { compareFits, compareIds, compareNumbers, comparePriority, compareRanks, fitOf, rankOf, type Fit } from './preferences.js';
 import type { AvailableEmployee } from './snapshot.js';
-
-/** A ResourceCombination the matcher may still change: an availability paired with one transport resource. */
-export interface Combination {
-  readonly availabilityId: string;
-  readonly employeeId: string;
-  readonly transportResourceId: string;
-}
-
-/**
- * What one operation did to the combinations, netted over the operation, for the service to persist and
- * publish. `deleted` and `deployed` carry the combination as it was; `deployed` means a planning-bound
- * deployment now holds it on the same transport resource, so it lives on as a frozen combination.
- */
-export type CombinationChange =
-  | { readonly kind: 'created'; readonly combination: Combination }
-  | { readonly kind: 'moved'; readonly combination: Combination; readonly from: string }
-  | { readonly kind: 'deleted'; readonly combination: Combination }
-  | { readonly kind: 'deployed'; readonly combination: Combination };
-
-/** Everything one tenant's matching holds: what a replica rebuilds from, and what the checks below read. */
-export interface MatchingState {
-  readonly snapshots: readonly AvailableEmployee[];
-  readonly resources: readonly TransportResourceView[];
-  readonly frozen: readonly FrozenCombination[];
-  readonly combinations: readonly Combination[];
-}
 
 /** Bounds that keep one operation's work small whatever the tenant's size. */
 export interface MatcherLimits {
@@ -85,43 +61,8 @@ export interface Matcher {
   adopt(part: LocationPart, assignment: ReadonlyMap<string, string>, revision: number): CombinationChange[];
 }
 
-/** A location component's shifts and transport resources, as exact.ts `components` splits them. */
-export interface LocationPart {
-  readonly shifts: readonly AvailableEmployee[];
-  readonly resources: readonly TransportResourceView[];
-}
-
 export function createMatcher(limits: Partial<MatcherLimits> = {}): Matcher {
   return new IncrementalMatcher({ ...DEFAULT_LIMITS, ...limits });
-}
-
-const resourceKey = (id: string) => `resource:${id}`;
-
-/**
- * Shifts and transport resources meet under keys: a home base, an ad-hoc location name, or (for a
- * journey) a transport resource id. Keys split a tenant into independent parts, so that a change
- * looks only at its own part.
- */
-export function shiftKeys(shift: AvailableEmployee): string[] {
-  const { location } = shift;
-  switch (location.kind) {
-    case 'home-base':
-      return [`home-base:${location.id}`];
-    case 'ad-hoc':
-      return [`ad-hoc:${location.name}`];
-    case 'journey':
-      return location.transportResourceIds.map(resourceKey);
-    case 'none':
-      return [];
-  }
-}
-
-export function resourceKeys(resource: TransportResourceView): string[] {
-  const { location } = resource;
-  const own = resourceKey(resource.id);
-  if (location.kind === 'home-base') return [`home-base:${location.id}`, own];
-  if (location.kind === 'ad-hoc') return [`ad-hoc:${location.name}`, own];
-  return [own];
 }
 
 function addTo<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {

@@ -1,8 +1,9 @@
 import type { Address, Availability, Deployment, Employee, TransportResource, UnavailabilityFields } from '@rm/contracts';
 import { frozenCombinationOf, holds, type FrozenCombination } from './deployed.js';
-import { components, type Component } from './exact.js';
+import type { Combination, MatchingState } from './combination.js';
 import { combinationCapabilities, transportResourceView, type TransportResourceView } from './feasibility.js';
-import { createMatcher, type Combination, type Matcher, type MatcherLimits, type MatchingState } from './matcher.js';
+import { components, type Component } from './locations.js';
+import { createMatcher, type Matcher, type MatcherLimits } from './matcher.js';
 import { buildAvailableEmployee, type AvailableEmployee } from './snapshot.js';
 
 /** The entities matching is built from (DESIGN §6), by their event entity names. */

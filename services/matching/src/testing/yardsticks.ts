@@ -1,9 +1,11 @@
-import { holds, type FrozenCombination } from './deployed.js';
-import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
-import { overlaps, type Interval } from './interval.js';
-import type { Combination, MatchingState } from './matcher.js';
-import { compareFits, comparePriority, fitOf, type Fit } from './preferences.js';
-import type { AvailableEmployee } from './snapshot.js';
+// Yardsticks for the tests and the bench, never used by the service: a greedy
+// pass to compare the matcher with, and every rule a set of combinations may break.
+import type { Combination, MatchingState } from '../domain/combination.js';
+import { holds, type FrozenCombination } from '../domain/deployed.js';
+import { canCombine, type TransportResourceView } from '../domain/feasibility.js';
+import { overlaps, type Interval } from '../domain/interval.js';
+import { compareFits, comparePriority, fitOf, type Fit } from '../domain/preferences.js';
+import type { AvailableEmployee } from '../domain/snapshot.js';
 
 /**
  * A full pass for comparison: mandatory shifts first, then by start, each on its best free resource
@@ -34,35 +36,6 @@ export function greedy(
     combinations.push({ availabilityId: shift.availabilityId, employeeId: shift.employeeId, transportResourceId: resourceId });
   }
   return combinations;
-}
-
-/** The objective's terms (DESIGN §6) of a set of combinations: compare mandatory, then matched, then linked, then cost. */
-export interface Objective {
-  readonly mandatory: number;
-  readonly matched: number;
-  readonly linked: number;
-  readonly cost: number;
-}
-
-export function objectiveOf(state: Pick<MatchingState, 'snapshots' | 'resources' | 'combinations'>): Objective {
-  const shifts = new Map(state.snapshots.map((shift) => [shift.availabilityId, shift]));
-  const resources = new Map(state.resources.map((resource) => [resource.id, resource]));
-  const objective = { mandatory: 0, matched: 0, linked: 0, cost: 0 };
-  for (const { availabilityId, transportResourceId } of state.combinations) {
-    const shift = shifts.get(availabilityId);
-    const resource = resources.get(transportResourceId);
-    objective.matched++;
-    if (shift?.mandatory === true) objective.mandatory++;
-    if (shift?.linkedTransportResource === transportResourceId) objective.linked++;
-    if (resource !== undefined) objective.cost += combinationCost(resource);
-  }
-  return objective;
-}
-
-/** Negative when `a` is better than `b` by the objective (DESIGN §6): mandatory, matched, linked, then cost (sums of 4-decimal costs). */
-export function compareObjectives(a: Objective, b: Objective): number {
-  const cost = Math.abs(a.cost - b.cost) < 1e-6 ? 0 : a.cost - b.cost;
-  return b.mandatory - a.mandatory || b.matched - a.matched || b.linked - a.linked || cost;
 }
 
 /** Every rule a set of combinations breaks, in words; none when it is feasible (DESIGN §6). */
