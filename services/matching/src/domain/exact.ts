@@ -1,19 +1,16 @@
 import highsModule, { type Highs, type Model } from 'highs';
-import { holds, type FrozenCombination } from './deployed.js';
-import { canCombine, combinationCost, type TransportResourceView } from './feasibility.js';
 import type { Combination } from './combination.js';
-import { overlaps } from './interval.js';
+import type { FrozenCombination } from './deployed.js';
+import { buildModel, checkAssignment, existingValues, pairsOf, sizeOf, stagesOf, type BuiltModel, type Stage } from './exact-model.js';
+import type { TransportResourceView } from './feasibility.js';
 import { components } from './locations.js';
 import type { AvailableEmployee } from './snapshot.js';
 
 /*
- * The exact optimum of one location component (DESIGN §6), as a yardstick for the incremental matcher
- * and for its background re-solve (src/resolve/). Shifts are fixed jobs, transport resources machines: a binary
- * x[s,r] for each pair that may be combined; each shift on at most one resource; on each resource the
- * windows of its eligible shifts form an interval graph, and one row per maximal clique (a sweep over
- * the windows) keeps its shifts apart, which is exact for interval graphs. The objective is
- * lexicographic, solved in stages, each keeping the level it reached while the next ones run (see
- * runStages: LPs first, branch and bound only where a vertex is fractional):
+ * The exact optimum of location components (DESIGN §6), as a yardstick for the incremental matcher
+ * and for its background re-solve (src/resolve/), with HiGHS. The model is exact-model.ts's. The
+ * objective is lexicographic, solved in stages, each keeping the level it reached while the next ones
+ * run (see runStages: LPs first, branch and bound only where a vertex is fractional):
  *   1. mandatory matched, then matched: one stage, weights n+1 and 1 (n shifts: exactly lexicographic);
  *   2. linked pairs;
  *   3. lowest cost (in integer units, less the cheapest pair, over their gcd);
@@ -125,7 +122,7 @@ export async function solveComponent(
 ): Promise<ExactSolution> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
-  const pairs = pairsOf(shifts, resources, options);
+  const pairs = pairsOf(shifts, resources, options.frozen);
   if (pairs.columns.length === 0) return unsolved('trivial', seconds());
   const size = sizeOf(pairs);
   // told before the rows are made: those of a model far too large take much of the memory themselves
@@ -156,7 +153,7 @@ export async function solveComponent(
   }
   if (outcome?.verified !== true) throw new Error('exact matching: a stage lost the level of an earlier one');
   // out of time, never worse than what exists
-  const fallBack = outcome.status === 'time-limit' && start !== undefined && isBetter(stagesOf(model, options), start, outcome.values);
+  const fallBack = outcome.status === 'time-limit' && start !== undefined && isBetter(stagesOf(model, options.existing), start, outcome.values);
   const values = fallBack && start !== undefined ? start : outcome.values;
   const assignment = new Map<string, string>();
   model.columns.forEach((column, index) => {
@@ -184,22 +181,6 @@ function unsolved(status: ExactStatus, seconds: number, size = { columns: 0, row
   return { assignment: new Map(), status, seconds, ...size, stages: [], proved: [] };
 }
 
-/** The existing combinations as the model's columns, when they are feasible in it (pairs that are not columns dropped). */
-function existingValues(built: BuiltModel, existing: ReadonlyMap<string, string>): Float64Array | undefined {
-  const values = new Float64Array(built.columnCount);
-  built.columns.forEach(({ shift, resource }, column) => {
-    if (existing.get(shift.availabilityId) === resource.id) values[column] = 1;
-  });
-  for (let row = 0; row < built.rowCount; row += 1) {
-    let sum = 0;
-    for (let at = built.starts[row] as number; at < (built.starts[row + 1] as number); at += 1) {
-      sum += values[built.indices[at] as number] ?? 0;
-    }
-    if (sum > 1) return undefined;
-  }
-  return values;
-}
-
 /** Whether assignment `a` is lexicographically better than `b` over the stages' levels. */
 function isBetter(stages: readonly Stage[], a: Float64Array, b: Float64Array): boolean {
   for (const stage of stages) {
@@ -217,149 +198,6 @@ export function combinationsOf(assignment: ReadonlyMap<string, string>, shifts: 
     employeeId: employeeOf.get(availabilityId) ?? '',
     transportResourceId,
   }));
-}
-
-interface Column {
-  readonly shift: AvailableEmployee;
-  readonly resource: TransportResourceView;
-}
-
-interface BuiltModel {
-  /** The pairs: the model's first columns, binary. */
-  readonly columns: readonly Column[];
-  readonly columnCount: number;
-  readonly shiftCount: number;
-  readonly rowCount: number;
-  readonly rowLower: Float64Array;
-  readonly rowUpper: Float64Array;
-  /** The rows in CSR form. */
-  readonly starts: Int32Array;
-  readonly indices: Int32Array;
-  readonly values: Float64Array;
-}
-
-/** The pairs of a component (the model's columns), by shift and by resource. */
-interface Pairs {
-  readonly columns: readonly Column[];
-  /** For each shift with a pair, the columns of its pairs. */
-  readonly columnsOfShift: readonly number[][];
-  readonly columnsOnResource: ReadonlyMap<string, number[]>;
-}
-
-function pairsOf(shifts: readonly AvailableEmployee[], resources: readonly TransportResourceView[], options: ExactOptions): Pairs {
-  const frozen = options.frozen ?? [];
-  const blocked = (shift: AvailableEmployee, resource: TransportResourceView) =>
-    frozen.some((one) => one.transportResourceIds.includes(resource.id) && overlaps(one.span, shift.window));
-  const columns: Column[] = [];
-  const columnsOfShift: number[][] = [];
-  const columnsOnResource = new Map<string, number[]>();
-  for (const shift of shifts) {
-    if (frozen.some((one) => holds(one, shift))) continue;
-    const own: number[] = [];
-    for (const resource of resources) {
-      if (!canCombine(shift, resource) || blocked(shift, resource)) continue;
-      own.push(columns.length);
-      const onResource = columnsOnResource.get(resource.id) ?? [];
-      onResource.push(columns.length);
-      columnsOnResource.set(resource.id, onResource);
-      columns.push({ shift, resource });
-    }
-    if (own.length > 0) columnsOfShift.push(own);
-  }
-  return { columns, columnsOfShift, columnsOnResource };
-}
-
-/** Each resource's columns with their windows, for the clique sweep. */
-function windowsOn(pairs: Pairs, onResource: readonly number[]): { index: number; window: { start: number; end: number } }[] {
-  return onResource.map((index) => ({ index, window: (pairs.columns[index] as Column).shift.window }));
-}
-
-/** The rows and nonzeros buildModel would make, counted without making them: what decides that a model is too large. */
-function sizeOf(pairs: Pairs): { columns: number; rows: number; nonzeros: number } {
-  let rows = 0;
-  let nonzeros = 0;
-  const count = (size: number) => {
-    if (size < 2) return;
-    rows += 1;
-    nonzeros += size;
-  };
-  for (const own of pairs.columnsOfShift) count(own.length);
-  for (const onResource of pairs.columnsOnResource.values()) forEachMaximalClique(windowsOn(pairs, onResource), (clique) => count(clique.size));
-  return { columns: pairs.columns.length, rows, nonzeros };
-}
-
-/**
- * The rows: each shift on at most one resource, and on each resource at most one shift in each maximal
- * clique of its windows (exact for interval graphs). Written as differences of consecutive cliques (a
- * network matrix, a third of the nonzeros), the same LP took the dual simplex fifty times the iterations.
- */
-function buildModel(pairs: Pairs): BuiltModel {
-  const { columns, columnsOfShift, columnsOnResource } = pairs;
-  const rows: number[][] = columnsOfShift.filter((row) => row.length > 1);
-  for (const onResource of columnsOnResource.values()) {
-    for (const clique of maximalCliques(windowsOn(pairs, onResource))) {
-      if (clique.length > 1) rows.push(clique);
-    }
-  }
-  const starts = new Int32Array(rows.length + 1);
-  let nonzeros = 0;
-  rows.forEach((row, index) => {
-    nonzeros += row.length;
-    starts[index + 1] = nonzeros;
-  });
-  const indices = new Int32Array(nonzeros);
-  let at = 0;
-  for (const row of rows) for (const index of row.sort((a, b) => a - b)) indices[at++] = index;
-  return {
-    columns,
-    columnCount: columns.length,
-    shiftCount: columnsOfShift.length,
-    rowCount: rows.length,
-    rowLower: new Float64Array(rows.length).fill(-Infinity),
-    rowUpper: new Float64Array(rows.length).fill(1),
-    starts,
-    indices,
-    values: new Float64Array(nonzeros).fill(1),
-  };
-}
-
-/**
- * The maximal cliques of an interval graph of half-open windows: sweeping the ends and starts in time
- * order (ends first at the same instant: windows that only touch do not overlap), the windows open
- * when the first end follows a start form one.
- */
-export function maximalCliques(items: readonly { index: number; window: { start: number; end: number } }[]): number[][] {
-  const cliques: number[][] = [];
-  forEachMaximalClique(items, (clique) => cliques.push([...clique]));
-  return cliques;
-}
-
-/** The sweep of maximalCliques, showing each clique as the set of windows open at that moment. */
-function forEachMaximalClique(items: readonly { index: number; window: { start: number; end: number } }[], visit: (clique: ReadonlySet<number>) => void): void {
-  const events: [time: number, kind: 0 | 1, index: number][] = [];
-  for (const { index, window } of items) {
-    if (window.start >= window.end) continue;
-    events.push([window.start, 1, index], [window.end, 0, index]);
-  }
-  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const open = new Set<number>();
-  let afterStart = false;
-  for (const [, kind, index] of events) {
-    if (kind === 1) {
-      open.add(index);
-      afterStart = true;
-      continue;
-    }
-    if (afterStart) visit(open);
-    afterStart = false;
-    open.delete(index);
-  }
-}
-
-interface Stage {
-  readonly name: string;
-  readonly maximize: boolean;
-  readonly costs: Float64Array;
 }
 
 /**
@@ -434,7 +272,7 @@ function runStages(highs: Highs, built: BuiltModel, options: ExactOptions, plan:
     const ran: StageRun[] = [];
     /** The level each stage reached; `exact` when it must be met to the unit, not only within half a unit. */
     const reached: { stage: Stage; level: number; exact: boolean }[] = [];
-    const stages = stagesOf(built, options);
+    const stages = stagesOf(built, options.existing);
     let denseRows = false;
     let faceFixed = false;
     for (const [position, stage] of stages.entries()) {
@@ -601,80 +439,4 @@ function isIntegral(values: Float64Array): boolean {
 
 function rounded(colValue: Float64Array): Float64Array {
   return Float64Array.from(colValue, (value) => (value > 0.5 ? 1 : 0));
-}
-
-function stagesOf(built: BuiltModel, options: ExactOptions): Stage[] {
-  const { columns, shiftCount } = built;
-  const n = built.columnCount;
-  const stages: Stage[] = [];
-  const counts = new Float64Array(n);
-  columns.forEach(({ shift }, index) => {
-    counts[index] = shift.mandatory ? shiftCount + 1 : 1;
-  });
-  stages.push({ name: 'matched', maximize: true, costs: counts });
-  const linked = new Float64Array(n);
-  columns.forEach(({ shift, resource }, index) => {
-    linked[index] = shift.linkedTransportResource === resource.id ? 1 : 0;
-  });
-  if (linked.some((value) => value > 0)) stages.push({ name: 'linked', maximize: true, costs: linked });
-  const costs = integerCosts(columns.map(({ resource }) => combinationCost(resource)), shiftCount);
-  if (costs !== undefined) {
-    const padded = new Float64Array(n);
-    padded.set(costs);
-    stages.push({ name: 'cost', maximize: false, costs: padded });
-  }
-  const existing = options.existing;
-  if (existing !== undefined) {
-    const kept = new Float64Array(n);
-    columns.forEach(({ shift, resource }, index) => {
-      kept[index] = existing.get(shift.availabilityId) === resource.id ? 1 : 0;
-    });
-    if (kept.some((value) => value > 0)) stages.push({ name: 'kept', maximize: true, costs: kept });
-  }
-  return stages;
-}
-
-/**
- * Costs as small integers with the same order of sums over a fixed number of pairs (the matched count
- * is fixed by then): in units of 10⁻⁴ (costs are rounded to 4 decimals), less the cheapest, over
- * their gcd. `undefined` when every pair costs the same. Costs too large to sum exactly are rounded.
- */
-function integerCosts(costs: readonly number[], shiftCount: number): Float64Array | undefined {
-  const units = costs.map((cost) => Math.round(cost * 1e4));
-  const cheapest = units.reduce((least, unit) => Math.min(least, unit), Infinity);
-  let divisor = 0;
-  for (const unit of units) divisor = gcd(divisor, unit - cheapest);
-  if (divisor === 0) return undefined;
-  const scaled = units.map((unit) => (unit - cheapest) / divisor);
-  const largest = scaled.reduce((most, value) => Math.max(most, value), 0);
-  // keep every sum an exact integer in a double
-  const shrink = largest * shiftCount > 2 ** 50 ? (largest * shiftCount) / 2 ** 50 : 1;
-  return Float64Array.from(scaled, (value) => Math.round(value / shrink));
-}
-
-function gcd(a: number, b: number): number {
-  let [x, y] = [Math.abs(a), Math.abs(b)];
-  while (y > 0) [x, y] = [y, x % y];
-  return x;
-}
-
-/** An assignment that breaks a rule would be a solver tolerance gone wrong: better to fail than to report it. */
-function checkAssignment(model: BuiltModel, values: Float64Array): void {
-  const seen = new Set<string>();
-  const onResource = new Map<string, AvailableEmployee[]>();
-  model.columns.forEach(({ shift, resource }, index) => {
-    if ((values[index] ?? 0) < 0.5) return;
-    if (seen.has(shift.availabilityId)) throw new Error(`exact matching: ${shift.availabilityId} is matched twice`);
-    seen.add(shift.availabilityId);
-    onResource.set(resource.id, [...(onResource.get(resource.id) ?? []), shift]);
-  });
-  for (const [resourceId, placed] of onResource) {
-    placed.sort((a, b) => a.window.start - b.window.start);
-    placed.forEach((shift, index) => {
-      const next = placed[index + 1];
-      if (next !== undefined && overlaps(shift.window, next.window)) {
-        throw new Error(`exact matching: ${shift.availabilityId} and ${next.availabilityId} overlap on ${resourceId}`);
-      }
-    });
-  }
 }
