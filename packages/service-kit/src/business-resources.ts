@@ -3,7 +3,7 @@ import { PageQuery, Problem, type FieldsDecision, type PageQuery as Query } from
 import type { IfMatch, Resource, ResourceCollection, ResourceId } from '@rm/store';
 import type { CursorCodec } from './cursor.js';
 import { NotFound, ValidationProblem } from './errors.js';
-import type { HomeBaseClaims } from './home-base-references.js';
+import { claimCallerOf, type HomeBaseClaims } from './home-base-references.js';
 import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from './http.js';
 import { pageOfResources } from './paging.js';
 import type { TenantQuota } from './tenant-quota.js';
@@ -78,7 +78,7 @@ export function businessResourceRoutes<Input, Fields>(): FastifyPluginAsync<Busi
         const put = () => resources.put({ tenant, key }, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
         const { resource, created } = await (homeBases === undefined
           ? put()
-          : homeBases.claims.write(request, { entity: homeBases.entity, id: key }, decision.fields, put));
+          : homeBases.claims.write(claimCallerOf(request), { entity: homeBases.entity, id: key }, decision.fields, put));
         if (created) quota?.added(tenant);
         return replyWritten(reply, {
           status: created ? 201 : 200,

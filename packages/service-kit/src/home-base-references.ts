@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { homeBaseReferences, type HomeBaseClaim, type Referrer, type Violation } from '@rm/contracts';
 import { isRefusal } from '@rm/store';
 import { ServiceUnavailable, ValidationProblem } from './errors.js';
@@ -28,7 +28,19 @@ interface Written {
  * home-bases service's reference index.
  */
 export interface HomeBaseClaims {
-  write<W extends Written>(request: FastifyRequest, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W>;
+  write<W extends Written>(caller: ClaimCaller, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W>;
+}
+
+/** Who writes: the claim is made with the caller's own token (in its tenant), and what goes wrong is logged with its request. */
+export interface ClaimCaller {
+  /** The caller's `Authorization` header, passed on as it came. */
+  authorization: string;
+  log: FastifyBaseLogger;
+}
+
+/** The caller of a route, as the claims need it. */
+export function claimCallerOf(request: FastifyRequest): ClaimCaller {
+  return { authorization: request.headers.authorization ?? '', log: request.log };
 }
 
 export interface HomeBaseClaimsOptions {
@@ -43,8 +55,8 @@ export function createHomeBaseClaims({ baseUrl, timeoutMs, internalApiKey }: Hom
   const claimsUrl = `${baseUrl.replace(/\/$/, '')}${INTERNAL_PATH}/home-base-claims`;
 
   /** Calls the home-bases service with the caller's own token (the claim is in the caller's tenant) and the services' key. */
-  async function call(request: FastifyRequest, method: string, url: string, body: unknown): Promise<Response> {
-    const headers: Record<string, string> = { authorization: request.headers.authorization ?? '', [INTERNAL_API_KEY_HEADER]: internalApiKey };
+  async function call(caller: ClaimCaller, method: string, url: string, body: unknown): Promise<Response> {
+    const headers: Record<string, string> = { authorization: caller.authorization, [INTERNAL_API_KEY_HEADER]: internalApiKey };
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
       return await fetch(url, {
@@ -58,10 +70,10 @@ export function createHomeBaseClaims({ baseUrl, timeoutMs, internalApiKey }: Hom
     }
   }
 
-  async function claim(request: FastifyRequest, referrer: Referrer, body: unknown): Promise<string | undefined> {
+  async function claim(caller: ClaimCaller, referrer: Referrer, body: unknown): Promise<string | undefined> {
     const references = homeBaseReferences(body);
     if (references.length === 0) return undefined;
-    const response = await call(request, 'POST', claimsUrl, { referrer, references });
+    const response = await call(caller, 'POST', claimsUrl, { referrer, references });
     if (response.status === 201) return ((await response.json()) as HomeBaseClaim).claim_id;
     if (response.status === 400) {
       const problem = (await response.json()) as { violations?: Violation[] };
@@ -71,33 +83,33 @@ export function createHomeBaseClaims({ baseUrl, timeoutMs, internalApiKey }: Hom
   }
 
   /** Best effort: a claim left unsettled only keeps its home bases from deletion longer (see the reference index). */
-  async function close(request: FastifyRequest, claimId: string, version: number | undefined): Promise<void> {
+  async function close(caller: ClaimCaller, claimId: string, version: number | undefined): Promise<void> {
     const url = `${claimsUrl}/${claimId}`;
     try {
-      const response = await (version === undefined ? call(request, 'DELETE', url, undefined) : call(request, 'PUT', url, { version }));
+      const response = await (version === undefined ? call(caller, 'DELETE', url, undefined) : call(caller, 'PUT', url, { version }));
       await response.body?.cancel();
-      if (!response.ok) request.log.warn({ claimId, status: response.status }, 'home-base claim left open');
+      if (!response.ok) caller.log.warn({ claimId, status: response.status }, 'home-base claim left open');
     } catch (err) {
-      request.log.warn({ err, claimId }, 'home-base claim left open');
+      caller.log.warn({ err, claimId }, 'home-base claim left open');
     }
   }
 
   return {
-    async write<W extends Written>(request: FastifyRequest, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W> {
-      const claimId = await claim(request, referrer, body);
+    async write<W extends Written>(caller: ClaimCaller, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W> {
+      const claimId = await claim(caller, referrer, body);
       if (claimId === undefined) return write();
       let written: W;
       try {
         written = await write();
       } catch (error) {
         // a refusal wrote nothing; after an outage the write may have committed, so the claim stays
-        if (isRefusal(error)) await close(request, claimId, undefined);
-        else request.log.warn({ claimId }, 'home-base claim left open: the write may have happened');
+        if (isRefusal(error)) await close(caller, claimId, undefined);
+        else caller.log.warn({ claimId }, 'home-base claim left open: the write may have happened');
         throw error;
       }
       // The answer does not wait for the settlement: the claim holds either way, and one that never
       // settles is only swept later (see the home-bases README).
-      void close(request, claimId, written.resource.version);
+      void close(caller, claimId, written.resource.version);
       return written;
     },
   };

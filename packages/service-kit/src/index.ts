@@ -90,6 +90,6 @@ export {
   type UnavailabilityRoutesOptions,
   type UnavailabilitySchemas,
 } from './unavailabilities.js';
-export { createHomeBaseClaims, homeBaseClaimsConfigSpec, type HomeBaseClaims, type HomeBaseClaimsOptions } from './home-base-references.js';
+export { claimCallerOf, createHomeBaseClaims, homeBaseClaimsConfigSpec, type ClaimCaller, type HomeBaseClaims, type HomeBaseClaimsOptions } from './home-base-references.js';
 export { INTERNAL_API_KEY_HEADER, internalApiKeyConfigSpec, requireInternalApiKey } from './internal-api-key.js';
 export { businessResourceRoutes, type BusinessResourceRoutesOptions } from './business-resources.js';

@@ -12,6 +12,7 @@ import {
   type PageQuery as Query,
 } from '@rm/contracts';
 import {
+  claimCallerOf,
   NotFound,
   pageOfResources,
   parseIfMatch,
@@ -65,7 +66,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = asy
       const id = { tenant: request.auth.tenant, key: request.params.id };
       const ifMatch = parseIfMatch(request.headers['if-match']);
       const referrer = { entity: DEPLOYMENT_EVENTS.entity, id: id.key };
-      const { resource, created } = await homeBases.write(request, referrer, decision.fields, () => writer.put(id, decision.fields, { ifMatch }));
+      const { resource, created } = await homeBases.write(claimCallerOf(request), referrer, decision.fields, () => writer.put(id, decision.fields, { ifMatch }));
       return replyWritten(reply, {
         status: created ? 201 : 200,
         body: toDeployment(resource),

@@ -15,11 +15,12 @@ import {
 } from '@rm/contracts';
 import {
   assertParentExists,
+  claimCallerOf,
   idempotencyKeyOf,
   parentScope,
   parseIfMatch,
-  replyDeleted,
   replyCreated,
+  replyDeleted,
   replyWritten,
   sendJsonArray,
   serveSubResourceItem,
@@ -115,7 +116,7 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
       const key = request.params.generated_id;
-      const { resource } = await homeBases.write(request, referrerOf(scope, key), decision.availability, () =>
+      const { resource } = await homeBases.write(claimCallerOf(request), referrerOf(scope, key), decision.availability, () =>
         availabilities.put({ ...scope, key }, decision.availability, { ifMatch: parseIfMatch(request.headers['if-match']), mode: 'update' }),
       );
       return replyWritten(reply, {

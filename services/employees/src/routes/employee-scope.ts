@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Referrer } from '@rm/contracts';
-import type { HomeBaseClaims, SubResourceParent } from '@rm/service-kit';
+import { claimCallerOf, type HomeBaseClaims, type SubResourceParent } from '@rm/service-kit';
 import type { Resource, ResourceCollection, Scope } from '@rm/store';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 
@@ -20,7 +20,7 @@ export function claimingCreate<Body>(
 ): (key: string) => Promise<Resource<Body>> {
   return async (key) => {
     const write = async () => ({ resource: await items.create(scope, body, key) });
-    return (await homeBases.write(request, referrerOf(scope, key), body, write)).resource;
+    return (await homeBases.write(claimCallerOf(request), referrerOf(scope, key), body, write)).resource;
   };
 }
 

@@ -15,6 +15,7 @@ import {
 } from '@rm/contracts';
 import {
   assertParentExists,
+  claimCallerOf,
   idempotencyKeyOf,
   parentScope,
   parseIfMatch,
@@ -103,7 +104,7 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
       const key = request.params.generated_id;
-      const { resource } = await homeBases.write(request, referrerOf(scope, key), decision.schedule, () =>
+      const { resource } = await homeBases.write(claimCallerOf(request), referrerOf(scope, key), decision.schedule, () =>
         schedules.put({ ...scope, key }, decision.schedule, { ifMatch: parseIfMatch(request.headers['if-match']), mode: 'update' }),
       );
       // spec: "201 with the schedule, or 204"
