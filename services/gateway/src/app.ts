@@ -1,8 +1,8 @@
 import { ConfigError, createTokenVerifier, type Logger } from '@rm/service-kit';
 import { defineService } from '@rm/runtime';
 import { gatewayConfigSpec } from './config.js';
-import { createHashSlots } from './guard/hash-slots.js';
-import { startTokenGuard } from './guard/token-guard.js';
+import { createHashSlots } from './token-protection/hash-slots.js';
+import { startTokenProtection } from './token-protection/token-protection.js';
 import { limitTenantRequests } from './limits/tenant-rate-limit.js';
 import { startTenantRequestRate } from './limits/tenant-request-rate.js';
 import { createApiDocument } from './openapi/api-document.js';
@@ -68,7 +68,7 @@ export const gatewayService = defineService({
       logger,
     });
     await keyRing.start();
-    const guard = await startTokenGuard({
+    const protection = await startTokenProtection({
       js,
       jsm,
       replicas: config.NATS_STREAM_REPLICAS,
@@ -85,7 +85,7 @@ export const gatewayService = defineService({
       throw error;
     });
     const revocations = await startRevocations(createRevocationStore(db), { refreshMs: REVOCATIONS_REFRESH_MS, logger }).catch(async (error: unknown) => {
-      await guard.stop();
+      await protection.stop();
       await keyRing.stop();
       throw error;
     });
@@ -114,10 +114,10 @@ export const gatewayService = defineService({
         algorithms: [SIGNING_ALGORITHM],
         revocations,
       }),
-      readiness: { signingKeys: keyRing.readiness, blockedIps: guard.readiness },
+      readiness: { signingKeys: keyRing.readiness, blockedIps: protection.readiness },
       publicRoutes: async (app) => {
         const hashing = createHashSlots({ concurrent: config.TOKEN_HASH_CONCURRENCY, queued: config.TOKEN_HASH_QUEUE });
-        await app.register(tokenRoutes, { registry, keyRing, guard, hashing, defaultLimits });
+        await app.register(tokenRoutes, { registry, keyRing, protection, hashing, defaultLimits });
         await app.register(wellKnownRoutes, { keyRing, revocations, issuer: config.AUTH_ISSUER });
         await app.register(docsRoutes, { apiDocument, basePath: config.PUBLIC_BASE_PATH });
         if (config.ADMIN_TOKEN !== undefined) {
@@ -132,7 +132,7 @@ export const gatewayService = defineService({
         await closeUpstreams(upstreams);
         await tenantRequests.stop();
         revocations.stop();
-        await guard.stop();
+        await protection.stop();
         await keyRing.stop();
       },
     };

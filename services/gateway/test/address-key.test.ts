@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey } from '../src/guard/address-key.js';
+import { addressKey } from '../src/token-protection/address-key.js';
 
 describe('addressKey', () => {
   it('keeps an IPv4 address as it is, and reads an IPv4-mapped IPv6 address as that IPv4 address', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHashSlots, TokenEndpointBusy } from '../src/guard/hash-slots.js';
+import { createHashSlots, TokenEndpointBusy } from '../src/token-protection/hash-slots.js';
 
 /** A hash that ends when the test says. */
 function heldHash() {

@@ -8,13 +8,13 @@ import { ClientRegistryError, createClientRegistry, type ClientRegistry } from '
 export const BASE = '/resource-management/v1';
 export const ISSUER = 'https://gateway.test';
 export const AUDIENCE = 'resource-management';
-/** The guard's streams are one per NATS server: every test gateway declares them with the same limits. */
+/** The token protection's streams are one per NATS server: every test gateway declares them with the same limits. */
 export const TEST_LIMITS = { TOKEN_RATE_LIMIT: '10', TOKEN_RATE_LIMIT_PER_CLIENT: '6', LOGIN_FAILURE_LIMIT: '3', LOGIN_FAILURE_WINDOW_MS: '60000', LOGIN_BLOCK_MS: '60000' };
 /** Low scrypt cost: tests create many clients. The benchmark states the production cost. */
 const TEST_HASH_COST = 10;
 
 export interface GatewayHarness {
-  /** Stops this replica (HTTP, key ring, guard, connections). */
+  /** Stops this replica (HTTP, key ring, token protection, connections). */
   stop(): Promise<unknown>;
   origin: string;
   variables: Record<string, string>;

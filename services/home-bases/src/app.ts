@@ -3,7 +3,7 @@ import { defineService } from '@rm/runtime';
 import { businessResourceRoutes, internalApiKeyConfigSpec } from '@rm/service-kit';
 import { decideHomeBase } from './domain/home-base.js';
 import { referenceConsumers, SERVICE_NAME } from './events.js';
-import { createHomeBaseGuard } from './home-base-guard.js';
+import { createHomeBaseIntegrity } from './referential-integrity.js';
 import { forecastRoutes } from './routes/forecast.routes.js';
 import { homeBaseClaimRoutes } from './routes/home-base-claims.routes.js';
 import { createDeletionMarks } from './store/deletion-marks.js';
@@ -23,7 +23,7 @@ export const homeBasesService = defineService({
       homeBases,
       forecasts: createForecastRepository(store),
       references,
-      guard: createHomeBaseGuard({ homeBases, references, marks: createDeletionMarks(store) }),
+      integrity: createHomeBaseIntegrity({ homeBases, references, marks: createDeletionMarks(store) }),
     };
   },
   routes:
@@ -39,10 +39,10 @@ export const homeBasesService = defineService({
         schemas: { Body: HomeBaseBody, Resource: HomeBase, Page: HomeBasePage, Params: HomeBaseParams },
         represent: toHomeBase,
         decide: decideHomeBase,
-        guardedRemove: { remove: collections.guard.remove, conflict: HomeBaseInUse },
+        guardedRemove: { remove: collections.integrity.remove, conflict: HomeBaseInUse },
       });
       await api.register(forecastRoutes, { forecasts: collections.forecasts });
-      await api.register(homeBaseClaimRoutes, { guard: collections.guard, references: collections.references, internalApiKey: config.INTERNAL_API_KEY });
+      await api.register(homeBaseClaimRoutes, { integrity: collections.integrity, references: collections.references, internalApiKey: config.INTERNAL_API_KEY });
     },
   consumers: ({ collections, logger }) => referenceConsumers(collections.references, logger),
 });

@@ -2,9 +2,9 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TenantLimits } from '@rm/contracts';
 import { readTokenRequest, type TokenRequestError } from '../domain/token-request.js';
 import { TooManyTokenRequests } from '../errors.js';
-import { closeBlockedConnections } from '../guard/close-blocked-connections.js';
-import type { HashSlots } from '../guard/hash-slots.js';
-import type { TokenGuard } from '../guard/token-guard.js';
+import { closeBlockedConnections } from '../token-protection/close-blocked-connections.js';
+import type { HashSlots } from '../token-protection/hash-slots.js';
+import type { TokenProtection } from '../token-protection/token-protection.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientRegistry } from '../store/client-registry.js';
 
@@ -16,20 +16,20 @@ const BASIC_CHALLENGE = 'Basic realm="resource-management", charset="UTF-8"';
 export interface TokenRoutesOptions {
   registry: ClientRegistry;
   keyRing: KeyRing;
-  guard: TokenGuard;
+  protection: TokenProtection;
   hashing: HashSlots;
   /** The limits of a tenant that has none of its own. */
   defaultLimits: TenantLimits;
 }
 
 /** `POST /oauth2/token`: OAuth 2.0 client credentials (spec: Authentication), rate-limited per source IP. */
-export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, guard, hashing, defaultLimits }) => {
+export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, protection, hashing, defaultLimits }) => {
   // Any body arrives as text; readTokenRequest judges its media type, as RFC 6749 wants (400, not 415).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => done(null, body));
-  app.addHook('onRequest', closeBlockedConnections(guard));
+  app.addHook('onRequest', closeBlockedConnections(protection));
   app.addHook('onRequest', async (request) => {
-    if (!(await guard.admit(request.ip))) throw new TooManyTokenRequests();
+    if (!(await protection.admit(request.ip))) throw new TooManyTokenRequests();
   });
 
   app.post(TOKEN_PATH, async (request, reply) => {
@@ -42,12 +42,12 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
     if ('problem' in tokenRequest) return sendOAuthError(reply, tokenRequest.problem);
 
     const { clientId, secret, method } = tokenRequest.credentials;
-    if (!(await guard.admitClient(clientId))) throw new TooManyTokenRequests('client');
+    if (!(await protection.admitClient(clientId))) throw new TooManyTokenRequests('client');
     const client = await hashing.run(() => registry.authenticate(clientId, secret));
     if (client === undefined) {
       // a trusted proxy's own address is every client's behind it: blocking it would shut them all out
       if (request.server.isTrustedProxy(request.ip)) request.log.warn({ ip: request.ip }, 'a failed login from a trusted proxy without X-Forwarded-For is not counted');
-      else await guard.recordFailure(request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'a failed login could not be counted'));
+      else await protection.recordFailure(request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'a failed login could not be counted'));
       // The same answer for an unknown client, a wrong secret and a disabled client.
       return sendOAuthError(reply, { error: 'invalid_client', description: 'client authentication failed', basic: method === 'client_secret_basic' });
     }

@@ -10,11 +10,11 @@ import {
   type HomeBaseClaimSettlement as Settlement,
 } from '@rm/contracts';
 import { NotFound, requireInternalApiKey } from '@rm/service-kit';
-import type { HomeBaseGuard } from '../home-base-guard.js';
+import type { HomeBaseIntegrity } from '../referential-integrity.js';
 import type { ReferenceIndex } from '../store/reference-index.js';
 
 export interface HomeBaseClaimRoutesOptions {
-  guard: HomeBaseGuard;
+  integrity: HomeBaseIntegrity;
   references: ReferenceIndex;
   /** INTERNAL_API_KEY: only the services, which hold it, may claim. */
   internalApiKey: string;
@@ -28,14 +28,14 @@ const CLAIMS = '/internal/home-base-claims';
  * nothing was written. Under `/internal`, which the gateway neither routes nor documents; the caller
  * passes on its own caller's token, so a claim is always in that tenant, with the services' key.
  */
-export const homeBaseClaimRoutes: FastifyPluginAsync<HomeBaseClaimRoutesOptions> = async (app, { guard, references, internalApiKey }) => {
+export const homeBaseClaimRoutes: FastifyPluginAsync<HomeBaseClaimRoutesOptions> = async (app, { integrity, references, internalApiKey }) => {
   app.addHook('onRequest', requireInternalApiKey(internalApiKey));
 
   app.post<{ Body: ClaimBody }>(
     CLAIMS,
     { schema: { body: HomeBaseClaimBody, response: { 201: HomeBaseClaim, 400: Problem } } },
     async (request, reply) => {
-      const claimId = await guard.claim(request.auth.tenant, request.body.referrer, request.body.references);
+      const claimId = await integrity.claim(request.auth.tenant, request.body.referrer, request.body.references);
       return reply.status(201).send({ claim_id: claimId });
     },
   );

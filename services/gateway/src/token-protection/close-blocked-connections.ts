@@ -1,5 +1,5 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
-import type { TokenGuard } from './token-guard.js';
+import type { TokenProtection } from './token-protection.js';
 
 /**
  * onRequest hook of the token endpoint: a blocked IP's connection is closed without an answer, as the
@@ -7,9 +7,9 @@ import type { TokenGuard } from './token-guard.js';
  * metrics and the API answer a blocked address as any other (a blocked node address must not fail the
  * kubelet's probes, nor a blocked pod lose the key set).
  */
-export function closeBlockedConnections(guard: TokenGuard): onRequestAsyncHookHandler {
+export function closeBlockedConnections(protection: TokenProtection): onRequestAsyncHookHandler {
   return async (request, reply) => {
-    if (!guard.isBlocked(request.ip)) return;
+    if (!protection.isBlocked(request.ip)) return;
     request.log.info({ ip: request.ip }, 'connection of a blocked IP closed');
     reply.hijack();
     request.raw.socket.destroy();

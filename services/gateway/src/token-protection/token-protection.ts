@@ -15,7 +15,7 @@ import { addressKey } from './address-key.js';
  *   one that reaches the limit, and blocks the IP;
  * - blocks: a key-value bucket every replica watches, so a block holds everywhere within moments.
  */
-export interface TokenGuard {
+export interface TokenProtection {
   /** Counts a token request from the IP; false when it is over the rate (429). */
   admit(ip: string): Promise<boolean>;
   /** Counts a token request naming the client id (known or not); false when it is over its rate (429). */
@@ -28,7 +28,7 @@ export interface TokenGuard {
   stop(): Promise<void>;
 }
 
-export interface TokenGuardLimits {
+export interface TokenProtectionLimits {
   ratePerSecond: number;
   clientRatePerSecond: number;
   failureLimit: number;
@@ -36,10 +36,10 @@ export interface TokenGuardLimits {
   blockMs: number;
 }
 
-export interface TokenGuardOptions {
+export interface TokenProtectionOptions {
   js: JetStreamClient;
   jsm: JetStreamManager;
-  limits: TokenGuardLimits;
+  limits: TokenProtectionLimits;
   replicas: number;
   logger: Logger;
 }
@@ -61,7 +61,7 @@ const PER_SUBJECT_LIMIT = 'maximum messages per subject exceeded';
 const GUARD_STREAM_BOUNDS = { maxBytes: 64 * 1024 ** 2, maxMsgs: 5_000_000 };
 const PUBLISH_TIMEOUT_MS = 2_000;
 
-export async function startTokenGuard({ js, jsm, limits, replicas, logger }: TokenGuardOptions): Promise<TokenGuard> {
+export async function startTokenProtection({ js, jsm, limits, replicas, logger }: TokenProtectionOptions): Promise<TokenProtection> {
   const second = 1_000;
   const perSecond = (name: string, subject: string, description: string, limit: number) =>
     declareStream(jsm, {

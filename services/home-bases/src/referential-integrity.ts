@@ -14,20 +14,20 @@ import type { ReferenceIndex } from './store/reference-index.js';
  * FerretDB, whose conditional updates are what is not atomic), so claims of one home base go side by
  * side.
  */
-export interface HomeBaseGuard {
+export interface HomeBaseIntegrity {
   /** Claims every home base named; a 400 naming each reference to one that does not exist or is being deleted. */
   claim(tenant: string, referrer: Referrer, references: readonly HomeBaseReference[]): Promise<string>;
   /** Deletes the home base unless something refers to it (409 listing what does). */
   remove(id: ResourceId, options: { ifMatch?: IfMatch }): Promise<Resource<HomeBaseFields>>;
 }
 
-export interface HomeBaseGuardParts {
+export interface HomeBaseIntegrityParts {
   homeBases: ResourceCollection<HomeBaseFields>;
   references: ReferenceIndex;
   marks: DeletionMarks;
 }
 
-export function createHomeBaseGuard({ homeBases, references, marks }: HomeBaseGuardParts): HomeBaseGuard {
+export function createHomeBaseIntegrity({ homeBases, references, marks }: HomeBaseIntegrityParts): HomeBaseIntegrity {
   async function isClaimable(tenant: string, homeBase: string): Promise<boolean> {
     return !(await marks.isMarked(tenant, homeBase)) && (await homeBases.get({ tenant, key: homeBase })) !== null;
   }
