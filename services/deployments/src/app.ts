@@ -1,6 +1,7 @@
 import { defineService, type ServiceContext } from '@rm/runtime';
-import { createHomeBaseClaims, homeBaseClaimsConfigSpec } from '@rm/service-kit';
+import { createHomeBaseClaims } from '@rm/service-kit';
 import type { Store } from '@rm/store';
+import { deploymentsConfigSpec } from './config.js';
 import { committedSpanOf, createDeploymentWriter } from './deployment-writer.js';
 import { ownerConsumers, plannedRouteConsumer, SERVICE_NAME } from './events.js';
 import { actualRoutes } from './routes/actual.routes.js';
@@ -21,14 +22,14 @@ function collections(store: Store) {
   };
 }
 
-type Context = ServiceContext<ReturnType<typeof collections>, typeof homeBaseClaimsConfigSpec>;
+type Context = ServiceContext<ReturnType<typeof collections>, typeof deploymentsConfigSpec>;
 const writerOf = ({ collections, logger }: Context) => createDeploymentWriter({ ...collections, logger });
 
 /** The deployments service: what it stores, the routes it serves and the events it consumes; @rm/runtime connects and runs it. */
 export const deploymentsService = defineService({
   name: SERVICE_NAME,
   port: 3004,
-  config: homeBaseClaimsConfigSpec,
+  config: deploymentsConfigSpec,
   collections,
   routes: (context) => async (api) => {
     const { deployments, actuals, known } = context.collections;

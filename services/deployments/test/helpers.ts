@@ -14,7 +14,7 @@ import {
 import { declareServiceStream } from '@rm/bus';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService, type RunningService } from '@rm/runtime';
-import type { homeBaseClaimsConfigSpec } from '@rm/service-kit';
+import type { deploymentsConfigSpec } from '../src/config.js';
 import {
   connectTestNats,
   startNatsServer,
@@ -29,7 +29,7 @@ import { deploymentsService } from '../src/app.js';
 export const BASE = '/resource-management/v1';
 
 export type DeploymentsHarness = HarnessWithHomeBases<
-  RunningService<ReturnType<typeof deploymentsService.collections>, typeof homeBaseClaimsConfigSpec>,
+  RunningService<ReturnType<typeof deploymentsService.collections>, typeof deploymentsConfigSpec>,
   RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>['app']
 >;
 

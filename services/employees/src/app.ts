@@ -14,9 +14,9 @@ import {
   createHomeBaseClaims,
   createTenantQuota,
   createUnavailabilityCollection,
-  homeBaseClaimsConfigSpec,
   unavailabilityRoutes,
 } from '@rm/service-kit';
+import { employeesConfigSpec } from './config.js';
 import { decideEmployee, type EmployeeInput } from './domain/employee.js';
 import { SERVICE_NAME } from './events.js';
 import { availabilityRoutes } from './routes/availability.routes.js';
@@ -31,7 +31,7 @@ import { createShiftScheduleRepository } from './store/shift-schedule-repository
 export const employeesService = defineService({
   name: SERVICE_NAME,
   port: 3001,
-  config: homeBaseClaimsConfigSpec,
+  config: employeesConfigSpec,
   collections: (store) => {
     const availabilities = createAvailabilityRepository(store);
     const schedules = createShiftScheduleRepository(store);

@@ -4,14 +4,14 @@ import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService, type RunningService } from '@rm/runtime';
-import type { homeBaseClaimsConfigSpec } from '@rm/service-kit';
+import type { employeesConfigSpec } from '../src/config.js';
 import { connectTestNats, recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents, type HarnessWithHomeBases } from '@rm/testkit';
 import { employeesService } from '../src/app.js';
 
 export const BASE = '/resource-management/v1';
 
 export type EmployeesHarness = HarnessWithHomeBases<
-  RunningService<ReturnType<typeof employeesService.collections>, typeof homeBaseClaimsConfigSpec>,
+  RunningService<ReturnType<typeof employeesService.collections>, typeof employeesConfigSpec>,
   RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>['app']
 >;
 

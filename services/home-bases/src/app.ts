@@ -1,6 +1,7 @@
 import { HomeBase, HomeBaseBody, HomeBaseInUse, HomeBasePage, HomeBaseParams, type HomeBaseFields, type HomeBaseInput } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
-import { businessResourceRoutes, internalApiKeyConfigSpec } from '@rm/service-kit';
+import { businessResourceRoutes } from '@rm/service-kit';
+import { homeBasesConfigSpec } from './config.js';
 import { decideHomeBase } from './domain/home-base.js';
 import { referenceConsumers, SERVICE_NAME } from './events.js';
 import { createHomeBaseIntegrity } from './referential-integrity.js';
@@ -15,7 +16,7 @@ import { createReferenceIndex } from './store/reference-index.js';
 export const homeBasesService = defineService({
   name: SERVICE_NAME,
   port: 3003,
-  config: internalApiKeyConfigSpec,
+  config: homeBasesConfigSpec,
   collections: (store) => {
     const homeBases = createHomeBaseRepository(store);
     const references = createReferenceIndex(store);

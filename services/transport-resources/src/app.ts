@@ -15,9 +15,9 @@ import {
   createHomeBaseClaims,
   createTenantQuota,
   createUnavailabilityCollection,
-  homeBaseClaimsConfigSpec,
   unavailabilityRoutes,
 } from '@rm/service-kit';
+import { transportResourcesConfigSpec } from './config.js';
 import { decideTransportResource } from './domain/transport-resource.js';
 import { SERVICE_NAME } from './events.js';
 import {
@@ -33,7 +33,7 @@ const PARAM = 'transport_resource_id';
 export const transportResourcesService = defineService({
   name: SERVICE_NAME,
   port: 3002,
-  config: homeBaseClaimsConfigSpec,
+  config: transportResourcesConfigSpec,
   collections: (store) => {
     const unavailabilities = createUnavailabilityCollection(store, {
       name: 'transport_resource_unavailabilities',

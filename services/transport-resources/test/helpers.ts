@@ -2,14 +2,14 @@ import type { LightMyRequestResponse } from 'fastify';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService, type RunningService } from '@rm/runtime';
-import type { homeBaseClaimsConfigSpec } from '@rm/service-kit';
+import type { transportResourcesConfigSpec } from '../src/config.js';
 import { recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents, type HarnessWithHomeBases } from '@rm/testkit';
 import { transportResourcesService } from '../src/app.js';
 
 export const BASE = '/resource-management/v1';
 
 export type TransportResourcesHarness = HarnessWithHomeBases<
-  RunningService<ReturnType<typeof transportResourcesService.collections>, typeof homeBaseClaimsConfigSpec>,
+  RunningService<ReturnType<typeof transportResourcesService.collections>, typeof transportResourcesConfigSpec>,
   RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>['app']
 >;
 

@@ -1,0 +1,6 @@
+import { homeBaseClaimsConfigSpec, type ConfigSpec } from '@rm/service-kit';
+
+/** The service's own variables, beside the common ones (service-kit's serviceConfigSpec): where the home bases its employees, availabilities and shift schedules name are claimed. */
+export const employeesConfigSpec = {
+  ...homeBaseClaimsConfigSpec,
+} as const satisfies ConfigSpec;
