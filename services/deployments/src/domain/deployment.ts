@@ -1,5 +1,4 @@
 import { parseDuration, toUtcDateTime, type DeploymentFields, type DeploymentInput, type FieldsDecision, type Violation } from '@rm/contracts';
-import type { Span } from '../store/calendars.js';
 
 /**
  * The rules of an external deployment that its schema cannot say: the start location is exactly one
@@ -34,6 +33,12 @@ function deploymentViolations({ start, end, total_break_time }: DeploymentInput)
     violations.push({ field: 'total_break_time', message: 'must fit between start.at and end.at' });
   }
   return violations;
+}
+
+/** A span of time a deployment takes a resource for: `[start, end)`. */
+export interface Span {
+  start: Date;
+  end: Date;
 }
 
 /** The time a deployment takes its resources for: `[start.at, end.at)`. */

@@ -1,11 +1,6 @@
 import type { Collection } from 'mongodb';
 import { ConcurrentWriteError, createDocumentLocks, isDuplicateKeyError, orUnavailable, type Store } from '@rm/store';
-
-/** A span of time a deployment takes a resource for: `[start, end)`. */
-export interface Span {
-  start: Date;
-  end: Date;
-}
+import type { Span } from '../domain/deployment.js';
 
 /** One deployment's hold on a resource: committed, or pending while the write `write` is under way. */
 interface Entry extends Span {
