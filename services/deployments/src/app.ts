@@ -2,7 +2,7 @@ import { defineService, type ServiceContext } from '@rm/runtime';
 import { createHomeBaseClaims } from '@rm/service-kit';
 import type { Store } from '@rm/store';
 import { deploymentsConfigSpec } from './config.js';
-import { committedSpanOf, createDeploymentWriter } from './deployment-writer.js';
+import { committedSpanOf, createDeploymentWriter } from './coordination/deployment-writer.js';
 import { ownerConsumers, plannedRouteConsumer, SERVICE_NAME } from './events.js';
 import { actualRoutes } from './routes/actual.routes.js';
 import { deploymentRoutes } from './routes/deployment.routes.js';

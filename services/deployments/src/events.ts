@@ -11,7 +11,7 @@ import {
 } from '@rm/contracts';
 import type { ConsumerDefinition } from '@rm/runtime';
 import { ResourceNotFoundError, type IndexedFilter } from '@rm/store';
-import type { DeploymentWriter } from './deployment-writer.js';
+import type { DeploymentWriter } from './coordination/deployment-writer.js';
 import type { ActualRepository } from './store/actual-repository.js';
 import type { DeploymentRepository } from './store/deployment-repository.js';
 import type { KnownResources } from './store/known-resources.js';

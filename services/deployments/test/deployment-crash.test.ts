@@ -18,7 +18,7 @@ import {
   type DeploymentWorld,
 } from './deployment-helpers.js';
 
-// What a writer that crashed between its steps leaves in the calendars (see deployment-writer.ts: hold a
+// What a writer that crashed between its steps leaves in the calendars (see coordination/deployment-writer.ts: hold a
 // pending entry on each resource, commit, reconcile), planted directly: a pending entry whose write never
 // came back. Once older than STALE_PENDING_MS (60 s) the next write that meets it reconciles it with what
 // is committed: it frees what was never committed and keeps what was.

@@ -4,7 +4,7 @@ import { businessResourceRoutes } from '@rm/service-kit';
 import { homeBasesConfigSpec } from './config.js';
 import { decideHomeBase } from './domain/home-base.js';
 import { referenceConsumers, SERVICE_NAME } from './events.js';
-import { createHomeBaseIntegrity } from './referential-integrity.js';
+import { createHomeBaseIntegrity } from './coordination/referential-integrity.js';
 import { forecastRoutes } from './routes/forecast.routes.js';
 import { homeBaseClaimRoutes } from './routes/home-base-claims.routes.js';
 import { createDeletionMarks } from './store/deletion-marks.js';

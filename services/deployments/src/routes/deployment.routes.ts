@@ -24,7 +24,7 @@ import {
   type CursorCodec,
   type HomeBaseClaims,
 } from '@rm/service-kit';
-import type { DeploymentWriter } from '../deployment-writer.js';
+import type { DeploymentWriter } from '../coordination/deployment-writer.js';
 import { decideDeployment } from '../domain/deployment.js';
 import { toDeployment, type DeploymentRepository } from '../store/deployment-repository.js';
 

@@ -31,10 +31,11 @@ import {
   type TenantQuota,
 } from '@rm/service-kit';
 import { entityId, type Scope } from '@rm/store';
+import { claimingCreate } from '../coordination/claiming-create.js';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
-import { claimingCreate, employeeParent } from './employee-scope.js';
+import { employeeParent } from './employee-scope.js';
 
 export interface AvailabilityRoutesOptions {
   employees: EmployeeRepository;

@@ -28,10 +28,11 @@ import {
   type HomeBaseClaims,
 } from '@rm/service-kit';
 import { entityId, type Scope, type Resource } from '@rm/store';
+import { claimingCreate } from '../coordination/claiming-create.js';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
-import { claimingCreate, employeeParent } from './employee-scope.js';
+import { employeeParent } from './employee-scope.js';
 
 export interface ShiftScheduleRoutesOptions {
   employees: EmployeeRepository;

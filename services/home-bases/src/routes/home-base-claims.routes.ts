@@ -10,7 +10,7 @@ import {
   type HomeBaseClaimSettlement as Settlement,
 } from '@rm/contracts';
 import { NotFound, requireInternalApiKey } from '@rm/service-kit';
-import type { HomeBaseIntegrity } from '../referential-integrity.js';
+import type { HomeBaseIntegrity } from '../coordination/referential-integrity.js';
 import type { ReferenceIndex } from '../store/reference-index.js';
 
 export interface HomeBaseClaimRoutesOptions {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { EMPLOYEE_EVENTS, TRANSPORT_RESOURCE_EVENTS, type DeploymentFields, type Violation } from '@rm/contracts';
 import { Conflict, ValidationProblem, type Logger } from '@rm/service-kit';
 import type { IfMatch, Resource, ResourceId, WriteResult } from '@rm/store';
-import { deploymentSpan } from './domain/deployment.js';
-import type { CalendarKey, Calendars, CommittedSpan } from './store/calendars.js';
-import type { DeploymentRepository } from './store/deployment-repository.js';
-import type { KnownResources } from './store/known-resources.js';
+import { deploymentSpan } from '../domain/deployment.js';
+import type { CalendarKey, Calendars, CommittedSpan } from '../store/calendars.js';
+import type { DeploymentRepository } from '../store/deployment-repository.js';
+import type { KnownResources } from '../store/known-resources.js';
 
 /**
  * Writes of external deployments that keep every resource's deployments apart (DESIGN §8), across

@@ -1,8 +1,8 @@
 import type { HomeBaseFields, HomeBaseReference, Referrer } from '@rm/contracts';
 import { Conflict, ServiceUnavailable, ValidationProblem } from '@rm/service-kit';
 import { type IfMatch, type Resource, type ResourceCollection, type ResourceId } from '@rm/store';
-import { MARK_LIFETIME_MS, type DeletionMarks } from './store/deletion-marks.js';
-import type { ReferenceIndex } from './store/reference-index.js';
+import { MARK_LIFETIME_MS, type DeletionMarks } from '../store/deletion-marks.js';
+import type { ReferenceIndex } from '../store/reference-index.js';
 
 /**
  * Referential integrity of home bases across services (issue 9). A write elsewhere that names home

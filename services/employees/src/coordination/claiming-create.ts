@@ -1,0 +1,27 @@
+import type { FastifyRequest } from 'fastify';
+import type { Referrer } from '@rm/contracts';
+import { claimCallerOf, type HomeBaseClaims } from '@rm/service-kit';
+import type { Resource, ResourceCollection, Scope } from '@rm/store';
+
+/**
+ * The create of an employee's sub-resource under the key it is given (what createOnce runs): the home bases
+ * its body names are claimed first, as the referrer that key makes it.
+ */
+export function claimingCreate<Body>(
+  { homeBases, request, items, referrerOf }: ClaimingCreateParts<Body>,
+  scope: Required<Scope>,
+  body: Body,
+): (key: string) => Promise<Resource<Body>> {
+  return async (key) => {
+    const write = async () => ({ resource: await items.create(scope, body, key) });
+    return (await homeBases.write(claimCallerOf(request), referrerOf(scope, key), body, write)).resource;
+  };
+}
+
+interface ClaimingCreateParts<Body> {
+  homeBases: HomeBaseClaims;
+  request: FastifyRequest;
+  items: ResourceCollection<Body>;
+  /** How the sub-resource names itself to the home-bases service (its entity and id). */
+  referrerOf(scope: Scope, key: string): Referrer;
+}
