@@ -167,7 +167,7 @@ describe('starting and stopping', () => {
     }
   });
 
-  it('shuts down in order: HTTP, consumers, maintenance, relay, NATS, MongoDB', async () => {
+  it('shuts down in order: HTTP, the token revocations it checked, consumers, maintenance, relay, NATS, MongoDB', async () => {
     const env = await createTestServiceEnv('runtime_stop', { ...GADGETS_NATS_USER, LOG_LEVEL: 'info' });
     const logs = logLines();
     const service = await startService(gadgetsService, { env: env.variables, logDestination: logs.destination });
@@ -177,6 +177,7 @@ describe('starting and stopping', () => {
       expect(await service.stop('test')).toBe('clean');
       expect(logs.lines.filter((line) => line.msg === 'shutdown step done').map((line) => line.step)).toEqual([
         'http server',
+        'token revocations',
         'consumers',
         'maintenance',
         'outbox relay',
