@@ -1,5 +1,5 @@
 import { startService, type RunningService } from '@rm/runtime';
-import type { homeBaseClaimsConfigSpec } from '@rm/service-kit';
+import type { homeBaseClaimsConfigSpec } from '@rm/service-kit/resources';
 import { findFreePort, startCompanionService, type TestServiceEnv } from '@rm/testkit';
 import { employeesService } from '../../services/employees/dist/app.js';
 import { homeBasesService } from '../../services/home-bases/dist/app.js';

@@ -56,7 +56,6 @@ export { createCursorCodec, type CursorCodec, type CursorPayload } from './curso
 export {
   pageCursors,
   paginate,
-  pageOfResources,
   decodePageCursor,
   isStringKey,
   type KeysetBound,
@@ -71,25 +70,4 @@ export { createOpenApiCollector, INTERNAL_PATH, type OpenApiOperation, type Open
 export { mongoReadiness, natsReadiness, type ReadinessCheck, type PingableDb, type NatsConnectionLike, type JetStreamManagerLike } from './health.js';
 export { installGracefulShutdown, type GracefulShutdownOptions, type ShutdownStep, type ShutdownOutcome } from './shutdown.js';
 export { parseTimeRange, type TimeRange } from './time-range.js';
-export {
-  assertParentExists,
-  idempotencyKeyOf,
-  parentScope,
-  readSubResource,
-  replyCreated,
-  serveSubResourceItem,
-  spanOverlapping,
-  subResourceUrl,
-  type SubResourceItemOptions,
-  type SubResourceParent,
-} from './sub-resources.js';
-export {
-  createUnavailabilityCollection,
-  unavailabilityRoutes,
-  type UnavailabilityCollection,
-  type UnavailabilityRoutesOptions,
-  type UnavailabilitySchemas,
-} from './unavailabilities.js';
-export { claimCallerOf, createHomeBaseClaims, homeBaseClaimsConfigSpec, type ClaimCaller, type HomeBaseClaims, type HomeBaseClaimsOptions } from './home-base-references.js';
 export { INTERNAL_API_KEY_HEADER, internalApiKeyConfigSpec, requireInternalApiKey } from './internal-api-key.js';
-export { businessResourceRoutes, type BusinessResourceRoutesOptions } from './business-resources.js';

@@ -1,5 +1,5 @@
 import { defineService, type ServiceContext } from '@rm/runtime';
-import { createHomeBaseClaims } from '@rm/service-kit';
+import { createHomeBaseClaims } from '@rm/service-kit/resources';
 import type { Store } from '@rm/store';
 import { deploymentsConfigSpec } from './config.js';
 import { committedSpanOf, createDeploymentWriter } from './coordination/deployment-writer.js';

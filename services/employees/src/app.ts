@@ -9,13 +9,13 @@ import {
   type EmployeeFields,
 } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
+import { createTenantQuota } from '@rm/service-kit';
 import {
   businessResourceRoutes,
   createHomeBaseClaims,
-  createTenantQuota,
   createUnavailabilityCollection,
   unavailabilityRoutes,
-} from '@rm/service-kit';
+} from '@rm/service-kit/resources';
 import { employeesConfigSpec } from './config.js';
 import { decideEmployee, type EmployeeInput } from './domain/employee.js';
 import { SERVICE_NAME } from './events.js';

@@ -1,4 +1,5 @@
-import { homeBaseClaimsConfigSpec, type ConfigSpec } from '@rm/service-kit';
+import type { ConfigSpec } from '@rm/service-kit';
+import { homeBaseClaimsConfigSpec } from '@rm/service-kit/resources';
 
 /** The service's own variables, beside the common ones (service-kit's serviceConfigSpec): where the home bases its employees, availabilities and shift schedules name are claimed. */
 export const employeesConfigSpec = {

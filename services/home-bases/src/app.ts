@@ -1,6 +1,6 @@
 import { HomeBase, HomeBaseBody, HomeBaseInUse, HomeBasePage, HomeBaseParams, type HomeBaseFields, type HomeBaseInput } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
-import { businessResourceRoutes } from '@rm/service-kit';
+import { businessResourceRoutes } from '@rm/service-kit/resources';
 import { homeBasesConfigSpec } from './config.js';
 import { decideHomeBase } from './domain/home-base.js';
 import { referenceConsumers, SERVICE_NAME } from './events.js';

@@ -10,13 +10,13 @@ import {
   type TransportResourceInput,
 } from '@rm/contracts';
 import { defineService } from '@rm/runtime';
+import { createTenantQuota } from '@rm/service-kit';
 import {
   businessResourceRoutes,
   createHomeBaseClaims,
-  createTenantQuota,
   createUnavailabilityCollection,
   unavailabilityRoutes,
-} from '@rm/service-kit';
+} from '@rm/service-kit/resources';
 import { transportResourcesConfigSpec } from './config.js';
 import { decideTransportResource } from './domain/transport-resource.js';
 import { SERVICE_NAME } from './events.js';

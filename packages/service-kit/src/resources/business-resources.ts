@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { PageQuery, Problem, type FieldsDecision, type PageQuery as Query } from '@rm/contracts';
 import type { IfMatch, Resource, ResourceCollection, ResourceId } from '@rm/store';
-import type { CursorCodec } from './cursor.js';
-import { NotFound, ValidationProblem } from './errors.js';
+import type { CursorCodec } from '../cursor.js';
+import { NotFound, ValidationProblem } from '../errors.js';
 import { claimCallerOf, type HomeBaseClaims } from './home-base-references.js';
-import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from './http.js';
-import { pageOfResources } from './paging.js';
-import type { TenantQuota } from './tenant-quota.js';
+import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from '../http.js';
+import { pageOfResources } from './resource-pages.js';
+import type { TenantQuota } from '../tenant-quota.js';
 
 export interface BusinessResourceRoutesOptions<Input, Fields> {
   /** Path of the list under the base path: `/employee`; one resource is `{path}/{id}`. */

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { homeBaseReferences, type HomeBaseClaim, type Referrer, type Violation } from '@rm/contracts';
 import { isRefusal } from '@rm/store';
-import { ServiceUnavailable, ValidationProblem } from './errors.js';
-import { INTERNAL_API_KEY_HEADER, internalApiKeyConfigSpec } from './internal-api-key.js';
-import { INTERNAL_PATH } from './openapi.js';
+import { ServiceUnavailable, ValidationProblem } from '../errors.js';
+import { INTERNAL_API_KEY_HEADER, internalApiKeyConfigSpec } from '../internal-api-key.js';
+import { INTERNAL_PATH } from '../openapi.js';
 
 /** The variables of a service whose resources name home bases. */
 export const homeBaseClaimsConfigSpec = {

@@ -9,9 +9,9 @@ import {
   type ResourceId,
   type Scope,
 } from '@rm/store';
-import { NotFound } from './errors.js';
-import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from './http.js';
-import { parseTimeRange } from './time-range.js';
+import { NotFound } from '../errors.js';
+import { parseIfMatch, replyDeleted, replyRead, replyWritten, resourceUrl } from '../http.js';
+import { parseTimeRange } from '../time-range.js';
 
 /** The resource that sub-resources hang under in paths (`/employee/{employee_id}/availability/…`). */
 export interface SubResourceParent {

@@ -10,9 +10,9 @@ import {
   type UnavailabilityInput,
 } from '@rm/contracts';
 import type { Resource, ResourceCollection, Store } from '@rm/store';
-import { ValidationProblem } from './errors.js';
-import { parseIfMatch, replyWritten } from './http.js';
-import { sendJsonArray } from './json-array.js';
+import { ValidationProblem } from '../errors.js';
+import { parseIfMatch, replyWritten } from '../http.js';
+import { sendJsonArray } from '../json-array.js';
 import {
   assertParentExists,
   idempotencyKeyOf,

@@ -17,7 +17,6 @@ import {
 import {
   etag,
   NotFound,
-  pageOfResources,
   parseIfMatch,
   replyDeleted,
   replyRead,
@@ -26,6 +25,7 @@ import {
   ValidationProblem,
   type CursorCodec,
 } from '@rm/service-kit';
+import { pageOfResources } from '@rm/service-kit/resources';
 import { ResourceNotFoundError, type Resource } from '@rm/store';
 import { decideActual } from '../domain/actual.js';
 import { toActual, type ActualRepository } from '../store/actual-repository.js';

@@ -12,9 +12,7 @@ import {
   type PageQuery as Query,
 } from '@rm/contracts';
 import {
-  claimCallerOf,
   NotFound,
-  pageOfResources,
   parseIfMatch,
   replyDeleted,
   replyRead,
@@ -22,8 +20,8 @@ import {
   resourceUrl,
   ValidationProblem,
   type CursorCodec,
-  type HomeBaseClaims,
 } from '@rm/service-kit';
+import { claimCallerOf, pageOfResources, type HomeBaseClaims } from '@rm/service-kit/resources';
 import type { DeploymentWriter } from '../coordination/deployment-writer.js';
 import { decideDeployment } from '../domain/deployment.js';
 import { toDeployment, type DeploymentRepository } from '../store/deployment-repository.js';

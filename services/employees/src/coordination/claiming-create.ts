@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Referrer } from '@rm/contracts';
-import { claimCallerOf, type HomeBaseClaims } from '@rm/service-kit';
+import { claimCallerOf, type HomeBaseClaims } from '@rm/service-kit/resources';
 import type { Resource, ResourceCollection, Scope } from '@rm/store';
 
 /**

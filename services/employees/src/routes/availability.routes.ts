@@ -13,23 +13,18 @@ import {
   type EmployeeParams as Params,
   type TimeRangeQuery as RangeQuery,
 } from '@rm/contracts';
+import { parseIfMatch, replyDeleted, replyWritten, sendJsonArray, ValidationProblem, type TenantQuota } from '@rm/service-kit';
 import {
   assertParentExists,
   claimCallerOf,
   idempotencyKeyOf,
   parentScope,
-  parseIfMatch,
   replyCreated,
-  replyDeleted,
-  replyWritten,
-  sendJsonArray,
   serveSubResourceItem,
   spanOverlapping,
   subResourceUrl,
-  ValidationProblem,
   type HomeBaseClaims,
-  type TenantQuota,
-} from '@rm/service-kit';
+} from '@rm/service-kit/resources';
 import { entityId, type Scope } from '@rm/store';
 import { claimingCreate } from '../coordination/claiming-create.js';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';

@@ -1,4 +1,4 @@
-import type { SubResourceParent } from '@rm/service-kit';
+import type { SubResourceParent } from '@rm/service-kit/resources';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 
 /** The employee in a sub-resource's path: `/employee/{employee_id}/…`. */

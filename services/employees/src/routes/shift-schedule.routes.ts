@@ -13,20 +13,17 @@ import {
   type ShiftScheduleFields,
   type EmployeeParams as Params,
 } from '@rm/contracts';
+import { parseIfMatch, replyWritten, sendJsonArray, ValidationProblem } from '@rm/service-kit';
 import {
   assertParentExists,
   claimCallerOf,
   idempotencyKeyOf,
   parentScope,
-  parseIfMatch,
   replyCreated,
-  replyWritten,
-  sendJsonArray,
   serveSubResourceItem,
   subResourceUrl,
-  ValidationProblem,
   type HomeBaseClaims,
-} from '@rm/service-kit';
+} from '@rm/service-kit/resources';
 import { entityId, type Scope, type Resource } from '@rm/store';
 import { claimingCreate } from '../coordination/claiming-create.js';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { MatchingListQuery, MatchingParams, Problem, type MatchingListQuery as ListQuery, type MatchingParams as Params } from '@rm/contracts';
-import { NotFound, pageOfResources, parseTimeRange, replyRead, type CursorCodec } from '@rm/service-kit';
+import { NotFound, parseTimeRange, replyRead, type CursorCodec } from '@rm/service-kit';
+import { pageOfResources } from '@rm/service-kit/resources';
 import { overlapping, type Resource, type ResourceCollection } from '@rm/store';
 
 export interface OutputRoutesOptions<Body> {
