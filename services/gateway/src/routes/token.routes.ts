@@ -43,7 +43,7 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
 
     const { clientId, secret, method } = tokenRequest.credentials;
     if (!(await protection.admitClient(clientId))) throw new TooManyTokenRequests('client');
-    const client = await hashing.run(() => registry.authenticate(clientId, secret));
+    const client = await registry.authenticate(clientId, secret, hashing.run);
     if (client === undefined) {
       // a trusted proxy's own address is every client's behind it: blocking it would shut them all out
       if (request.server.isTrustedProxy(request.ip)) request.log.warn({ ip: request.ip }, 'a failed login from a trusted proxy without X-Forwarded-For is not counted');

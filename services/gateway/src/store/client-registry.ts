@@ -3,6 +3,7 @@ import type { Collection, Db, UpdateFilter } from 'mongodb';
 import { isTenantId, type TenantLimits } from '@rm/contracts';
 import { isDuplicateKeyError, orUnavailable } from '@rm/store';
 import { DEFAULT_SECRET_HASH_COST, generateClientSecret, hashClientSecret, hashCostOf, verifyClientSecret } from '../domain/client-secret.js';
+import { createVerifiedSecrets } from '../domain/verified-secrets.js';
 
 interface TenantDocument {
   _id: string;
@@ -53,10 +54,15 @@ export interface ClientRegistry {
    * Checks the credentials with the same work whether or not the client exists (a secret is
    * always hashed, an unknown client's against a decoy of the current cost), so that neither the
    * answer nor its time tells a wrong id from a wrong secret. A secret hashed at another cost is
-   * hashed again at the current one once it has been presented right, so all converge to it.
+   * hashed again at the current one once it has been presented right, so all converge to it. A
+   * secret this replica verified lately is recognised without hashing (verified-secrets.ts). Each
+   * hash runs through `hashSlot` (the token endpoint's bound on concurrent hashes).
    */
-  authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | undefined>;
+  authenticate(clientId: string, secret: string, hashSlot?: HashSlot): Promise<AuthenticatedClient | undefined>;
 }
+
+/** Runs one secret hash: at once, or when a slot is free (hash-slots.ts). */
+export type HashSlot = <T>(hash: () => Promise<T>) => Promise<T>;
 
 /** A mistake of the operator using the clients command; its message says what to fix. */
 export class ClientRegistryError extends Error {
@@ -81,6 +87,7 @@ export function createClientRegistry(db: Db, { hashCost: cost = DEFAULT_SECRET_H
   const clients: Collection<ClientDocument> = db.collection('clients');
   // Compared against when the client does not exist; its secret is thrown away.
   const decoyHash = hashClientSecret(generateClientSecret(), cost);
+  const verified = createVerifiedSecrets();
 
   async function requireClient(clientId: string): Promise<ClientDocument> {
     const client = await orUnavailable(() => clients.findOne({ _id: clientId }));
@@ -153,14 +160,17 @@ export function createClientRegistry(db: Db, { hashCost: cost = DEFAULT_SECRET_H
       await orUnavailable(() => clients.updateOne({ _id: clientId }, { $set: { disabled } }));
     },
 
-    async authenticate(clientId, secret) {
+    async authenticate(clientId, secret, hashSlot = (hash) => hash()) {
       const client = CLIENT_ID_PATTERN.test(clientId) ? await orUnavailable(() => clients.findOne({ _id: clientId })) : null;
-      const matches = await verifyClientSecret(secret, client?.secretHash ?? (await decoyHash));
+      const recognised = client !== null && !client.disabled && verified.recognises(client._id, client.secretHash, secret);
+      const matches = recognised || (await hashSlot(async () => verifyClientSecret(secret, client?.secretHash ?? (await decoyHash))));
       if (client === null || !matches || client.disabled) return undefined;
-      if (hashCostOf(client.secretHash) !== cost) {
-        const secretHash = await hashClientSecret(secret, cost);
+      let secretHash = client.secretHash;
+      if (hashCostOf(secretHash) !== cost) {
+        secretHash = await hashSlot(() => hashClientSecret(secret, cost));
         await orUnavailable(() => clients.updateOne({ _id: client._id, secretHash: client.secretHash }, { $set: { secretHash } }));
       }
+      verified.remember(client._id, secretHash, secret);
       const owner = await orUnavailable(() => tenants.findOne({ _id: client.tenant }));
       return { clientId: client._id, tenant: client.tenant, limits: owner?.limits ?? {} };
     },
