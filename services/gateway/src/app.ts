@@ -3,6 +3,7 @@ import { defineService } from '@rm/runtime';
 import { gatewayConfigSpec } from './config.js';
 import { createHashSlots } from './token-protection/hash-slots.js';
 import { startTokenProtection } from './token-protection/token-protection.js';
+import { createRefusalDelay } from './limits/refusal-delay.js';
 import { limitTenantRequests } from './limits/tenant-rate-limit.js';
 import { startTenantRequestRate } from './limits/tenant-request-rate.js';
 import { createApiDocument } from './openapi/api-document.js';
@@ -38,6 +39,9 @@ function checkKeyTiming(config: { SIGNING_KEY_PUBLISH_LEAD_MS: number; SIGNING_K
     logger.warn('SIGNING_KEY_PUBLISH_LEAD_MS is shorter than SIGNING_KEY_REFRESH_MS + 30 s: a service may meet a new key before it fetches the key set again');
   }
 }
+
+/** Rate refusals held at once per replica until their Retry-After (refusal-delay.ts): a few MiB of waiting requests. */
+const HELD_REFUSALS = 1_000;
 
 /** How often a replica reads the revocations: with the services' AUTH_REVOCATIONS_REFRESH_MS, well within a minute. */
 const REVOCATIONS_REFRESH_MS = 5_000;
@@ -90,6 +94,8 @@ export const gatewayService = defineService({
       throw error;
     });
     const tenantRequests = startTenantRequestRate({ nc, logger });
+    // one second: every 429 says Retry-After: 1
+    const refusals = createRefusalDelay({ delayMs: 1_000, most: HELD_REFUSALS });
     const defaultLimits = {
       requestsPerSecond: config.TENANT_REQUEST_RATE,
       employees: config.TENANT_EMPLOYEE_QUOTA,
@@ -117,7 +123,7 @@ export const gatewayService = defineService({
       readiness: { signingKeys: keyRing.readiness, blockedIps: protection.readiness },
       publicRoutes: async (app) => {
         const hashing = createHashSlots({ concurrent: config.TOKEN_HASH_CONCURRENCY, queued: config.TOKEN_HASH_QUEUE });
-        await app.register(tokenRoutes, { registry, keyRing, protection, hashing, defaultLimits });
+        await app.register(tokenRoutes, { registry, keyRing, protection, hashing, refusals, defaultLimits });
         await app.register(wellKnownRoutes, { keyRing, revocations, issuer: config.AUTH_ISSUER });
         await app.register(docsRoutes, { apiDocument, basePath: config.PUBLIC_BASE_PATH });
         if (config.ADMIN_TOKEN !== undefined) {
@@ -125,7 +131,7 @@ export const gatewayService = defineService({
         }
       },
       routes: async (api) => {
-        api.addHook('onRequest', limitTenantRequests(tenantRequests, config.TENANT_REQUEST_RATE));
+        api.addHook('onRequest', limitTenantRequests(tenantRequests, config.TENANT_REQUEST_RATE, refusals));
         await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES, tracer });
       },
       async stop() {

@@ -1,5 +1,6 @@
 import type { onRequestHookHandler } from 'fastify';
 import { TooManyTenantRequests } from '../errors.js';
+import type { RefusalDelay } from './refusal-delay.js';
 import { WINDOW_SECONDS, type TenantRequestRate } from './tenant-request-rate.js';
 
 /** The policy's name in the headers: one quota per tenant. */
@@ -10,9 +11,9 @@ const POLICY = '"tenant"';
  * the gateway when it issued it) or `defaultLimit`; over it, 429. Every answer tells the caller where it
  * stands with the IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers-10): the policy
  * (`q` requests in `w` seconds) and what is left of it (`r`, and `t` seconds until it is whole again at
- * the latest).
+ * the latest). A refusal is answered once its second has passed (refusal-delay.ts).
  */
-export function limitTenantRequests(rate: TenantRequestRate, defaultLimit: number): onRequestHookHandler {
+export function limitTenantRequests(rate: TenantRequestRate, defaultLimit: number, refusals: RefusalDelay): onRequestHookHandler {
   return async (request, reply) => {
     const limit = request.auth.limits?.requestsPerSecond ?? defaultLimit;
     const { admitted, remaining } = rate.take(request.auth.tenant, limit);
@@ -20,7 +21,10 @@ export function limitTenantRequests(rate: TenantRequestRate, defaultLimit: numbe
       'RateLimit-Policy': `${POLICY};q=${limit};w=${WINDOW_SECONDS}`,
       RateLimit: `${POLICY};r=${remaining};t=${WINDOW_SECONDS}`,
     };
-    if (!admitted) throw new TooManyTenantRequests(limit, headers);
+    if (!admitted) {
+      await refusals.wait();
+      throw new TooManyTenantRequests(limit, headers);
+    }
     reply.headers(headers);
   };
 }

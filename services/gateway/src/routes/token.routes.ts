@@ -6,6 +6,7 @@ import { closeBlockedConnections } from '../token-protection/close-blocked-conne
 import type { HashSlots } from '../token-protection/hash-slots.js';
 import type { TokenProtection } from '../token-protection/token-protection.js';
 import type { KeyRing } from '../keys/key-ring.js';
+import type { RefusalDelay } from '../limits/refusal-delay.js';
 import type { ClientRegistry } from '../store/client-registry.js';
 
 export const TOKEN_PATH = '/oauth2/token';
@@ -18,18 +19,22 @@ export interface TokenRoutesOptions {
   keyRing: KeyRing;
   protection: TokenProtection;
   hashing: HashSlots;
+  /** Holds each 429 until its Retry-After. */
+  refusals: RefusalDelay;
   /** The limits of a tenant that has none of its own. */
   defaultLimits: TenantLimits;
 }
 
 /** `POST /oauth2/token`: OAuth 2.0 client credentials (spec: Authentication), rate-limited per source IP. */
-export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, protection, hashing, defaultLimits }) => {
+export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, { registry, keyRing, protection, hashing, refusals, defaultLimits }) => {
   // Any body arrives as text; readTokenRequest judges its media type, as RFC 6749 wants (400, not 415).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => done(null, body));
   app.addHook('onRequest', closeBlockedConnections(protection));
   app.addHook('onRequest', async (request) => {
-    if (!(await protection.admit(request.ip))) throw new TooManyTokenRequests();
+    if (await protection.admit(request.ip)) return;
+    await refusals.wait();
+    throw new TooManyTokenRequests();
   });
 
   app.post(TOKEN_PATH, async (request, reply) => {
@@ -42,7 +47,10 @@ export const tokenRoutes: FastifyPluginAsync<TokenRoutesOptions> = async (app, {
     if ('problem' in tokenRequest) return sendOAuthError(reply, tokenRequest.problem);
 
     const { clientId, secret, method } = tokenRequest.credentials;
-    if (!(await protection.admitClient(clientId))) throw new TooManyTokenRequests('client');
+    if (!(await protection.admitClient(clientId))) {
+      await refusals.wait();
+      throw new TooManyTokenRequests('client');
+    }
     const client = await registry.authenticate(clientId, secret, hashing.run);
     if (client === undefined) {
       // a trusted proxy's own address is every client's behind it: blocking it would shut them all out
