@@ -96,8 +96,9 @@ export function createTokenVerifier({
       throw new InvalidTokenError('malformed token');
     }
     let payload;
+    let protectedHeader;
     try {
-      ({ payload } = await jwtVerify(token, keys, {
+      ({ payload, protectedHeader } = await jwtVerify(token, keys, {
         issuer,
         audience,
         algorithms,
@@ -119,6 +120,7 @@ export function createTokenVerifier({
       auth,
       expiresAt: (payload.exp as number) * 1000,
       issuedAt: typeof payload.iat === 'number' ? payload.iat : 0,
+      kid: protectedHeader.kid,
       clientDigest: revocationDigest(sub),
       tenantDigest: revocationDigest(tenant),
     };
@@ -133,6 +135,8 @@ interface VerifiedToken {
   expiresAt: number;
   /** `iat`, in seconds. */
   issuedAt: number;
+  /** The key that signed it. */
+  kid: string | undefined;
   clientDigest: string;
   tenantDigest: string;
 }

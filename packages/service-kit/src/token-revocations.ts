@@ -4,17 +4,19 @@ import type { Logger } from './logger.js';
 /**
  * The tokens revoked before they expire (`npm run clients -- revoke`), as the gateway serves them at
  * `GET /oauth2/revocations`: per client id and per tenant, by SHA-256 digest (the list names no one),
- * the second up to which their tokens were issued. An entry matters only while tokens issued before it
- * live, at most an hour.
+ * the second up to which their tokens were issued; and the signing keys (by `kid`, which the key set
+ * shows anyway) none of whose tokens is good any more, whenever they say they were issued. An entry
+ * matters only while tokens issued before it live, at most an hour.
  */
 export interface RevocationList {
   clients: Record<string, number>;
   tenants: Record<string, number>;
+  keys: Record<string, number>;
 }
 
 /** What a verifier asks of a token it has checked. */
 export interface RevocationCheck {
-  isRevoked(token: { clientDigest: string; tenantDigest: string; issuedAt: number }): boolean;
+  isRevoked(token: { clientDigest: string; tenantDigest: string; issuedAt: number; kid: string | undefined }): boolean;
 }
 
 export interface TokenRevocations extends RevocationCheck {
@@ -32,8 +34,9 @@ export function revocationDigest(value: string): string {
 /** A check against the list `current` gives at the time of asking. */
 export function revocationCheck(current: () => RevocationList): RevocationCheck {
   return {
-    isRevoked({ clientDigest, tenantDigest, issuedAt }) {
+    isRevoked({ clientDigest, tenantDigest, issuedAt, kid }) {
       const list = current();
+      if (kid !== undefined && list.keys[kid] !== undefined) return true;
       return issuedAt <= (list.clients[clientDigest] ?? -Infinity) || issuedAt <= (list.tenants[tenantDigest] ?? -Infinity);
     },
   };
@@ -44,7 +47,7 @@ export function revocationCheck(current: () => RevocationList): RevocationCheck 
  * stands (a warning says so): an unreachable gateway must not shut every service's API.
  */
 export function pollTokenRevocations({ url, refreshMs, logger }: { url: string; refreshMs: number; logger: Logger }): TokenRevocations {
-  let list: RevocationList = { clients: {}, tenants: {} };
+  let list: RevocationList = { clients: {}, tenants: {}, keys: {} };
   const refresh = async () => {
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
@@ -66,8 +69,8 @@ export function pollTokenRevocations({ url, refreshMs, logger }: { url: string; 
 }
 
 function revocationListOf(value: unknown): RevocationList | undefined {
-  const { clients, tenants } = (value ?? {}) as Partial<RevocationList>;
+  const { clients, tenants, keys = {} } = (value ?? {}) as Partial<RevocationList>;
   const valid = (entries: unknown) =>
     typeof entries === 'object' && entries !== null && Object.values(entries).every((second) => Number.isSafeInteger(second));
-  return valid(clients) && valid(tenants) ? { clients: clients!, tenants: tenants! } : undefined;
+  return valid(clients) && valid(tenants) && valid(keys) ? { clients: clients!, tenants: tenants!, keys } : undefined;
 }

@@ -7,7 +7,7 @@ import { createLogger } from '../src/logger.js';
 import { pollTokenRevocations, revocationCheck, revocationDigest, type RevocationList } from '../src/token-revocations.js';
 
 const logger = createLogger({ level: 'silent', name: 'revocations-test' });
-const none = (): RevocationList => ({ clients: {}, tenants: {} });
+const none = (): RevocationList => ({ clients: {}, tenants: {}, keys: {} });
 
 describe('a verifier with revocations', () => {
   let issuer: TestIssuer;
@@ -23,16 +23,27 @@ describe('a verifier with revocations', () => {
     const sibling = await issuer.mint({ tenant: 't1', clientId: 'c2' });
     await expect(verify(token)).resolves.toMatchObject({ clientId: 'c1' });
 
-    list = { clients: { [revocationDigest('c1')]: now }, tenants: {} };
+    list = { ...none(), clients: { [revocationDigest('c1')]: now } };
     await expect(verify(token)).rejects.toThrow(new InvalidTokenError('the token has been revoked'));
     await expect(verify(sibling)).resolves.toMatchObject({ clientId: 'c2' });
 
-    list = { clients: {}, tenants: { [revocationDigest('t1')]: now } };
+    list = { ...none(), tenants: { [revocationDigest('t1')]: now } };
     await expect(verify(sibling)).rejects.toThrow('the token has been revoked');
     await expect(verify(await issuer.mint({ tenant: 't2', clientId: 'c3' }))).resolves.toMatchObject({ tenant: 't2' });
 
-    list = { clients: {}, tenants: { [revocationDigest('t1')]: now - 1 } };
+    list = { ...none(), tenants: { [revocationDigest('t1')]: now - 1 } };
     await expect(verify(await issuer.mint({ tenant: 't1', clientId: 'c4' }))).resolves.toMatchObject({ clientId: 'c4' });
+  });
+
+  it("refuses every token of a revoked signing key, whenever it says it was issued", async () => {
+    let list = none();
+    const verify = createTokenVerifier({ jwks: issuer.jwks, issuer: issuer.issuer, audience: issuer.audience, revocations: revocationCheck(() => list) });
+    const token = await issuer.mint({ tenant: 't1', clientId: 'c1' });
+    await expect(verify(token)).resolves.toMatchObject({ clientId: 'c1' });
+    const kid = issuer.jwks.keys[0]!.kid!;
+    list = { ...none(), keys: { [kid]: Math.floor(Date.now() / 1000) - 3_600 } };
+    await expect(verify(token)).rejects.toThrow('the token has been revoked');
+    await expect(verify(await issuer.mint({ tenant: 't2', clientId: 'c9' }))).rejects.toThrow('the token has been revoked');
   });
 });
 
@@ -53,7 +64,7 @@ describe('the revocation list fetched from the issuer', () => {
     served = { status: 200, body: JSON.stringify({ clients: { [digest]: 100 }, tenants: {} }) };
     const revocations = pollTokenRevocations({ url, refreshMs: 100, logger });
     try {
-      const token = { clientDigest: digest, tenantDigest: revocationDigest('t1'), issuedAt: 100 };
+      const token = { clientDigest: digest, tenantDigest: revocationDigest('t1'), issuedAt: 100, kid: 'k1' };
       await waitFor('the list to be fetched', async () => revocations.isRevoked(token));
 
       served = { status: 503, body: '{}' };

@@ -107,7 +107,8 @@ describe('npm run clients', () => {
 
     const neither = await clients(['revoke']);
     expect(neither.code).toBe(2);
-    expect(neither.stderr).toContain('revoke takes one of --client and --tenant');
+    expect(neither.stderr).toContain('revoke takes one of --client, --tenant and --key');
+    expect((await clients(['revoke', '--key', 'no-such-kid'])).stderr).toContain("there is no signing key 'no-such-kid'");
     expect((await clients(['revoke', '--client', 'no-such-client'])).stderr).toContain("there is no client 'no-such-client'");
     expect((await clients(['revoke', '--tenant', 'no_such_tenant'])).stderr).toContain("there is no tenant 'no_such_tenant'");
   });

@@ -1,7 +1,9 @@
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServers, waitFor } from '@rm/testkit';
+import { decodeProtectedHeader } from 'jose';
 import { createRevocationStore, type RevocationStore } from '../src/revocations/revocation-store.js';
+import { hasSigningKey, removeSigningKey } from '../src/store/signing-key-store.js';
 import { BASE, createClient, tokenFor } from './helpers.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -10,7 +12,8 @@ let mongo: MongoClient;
 let revocations: RevocationStore;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // keys reloaded often: a revoked key's successor signs within moments
+  stack = await startStack({ SIGNING_KEY_REFRESH_MS: '200' });
   mongo = new MongoClient(testServers().mongoUrl);
   revocations = createRevocationStore(mongo.db(stack.gateway.variables.MONGO_DB));
 });
@@ -78,5 +81,27 @@ describe('revoking tokens before they expire', () => {
     });
     expect(list).not.toContain(clientId);
     expect(list).not.toContain(tenant);
+  });
+
+  // last: it takes the stack's signing key away
+  it("refuses every token of a revoked signing key everywhere, and signs with another key from then on", async () => {
+    const { clientId, secret } = await createClient(stack.gateway.registry);
+    const token = await tokenFor(stack.gateway, clientId, secret);
+    const kid = decodeProtectedHeader(token).kid!;
+    const db = mongo.db(stack.gateway.variables.MONGO_DB);
+    expect(await hasSigningKey(db, kid)).toBe(true);
+
+    // as `npm run clients -- revoke --key` does
+    await revocations.revoke('key', kid);
+    await removeSigningKey(db, kid);
+    await waitFor("the key's revocation everywhere", refusedEverywhere(token), 20_000);
+
+    const fresh = await waitFor('a token of another key', async () => {
+      // a 429 of the client's token rate only means: ask again
+      const next = await tokenFor(stack.gateway, clientId, secret).catch(() => undefined);
+      return next !== undefined && decodeProtectedHeader(next).kid !== kid ? next : undefined;
+    }, 20_000);
+    // the gateway knows the new key at once; an owner fetches it when it first meets it, at most every 30 s (jose's cooldown)
+    expect((await stack.gateway.fetch(`${BASE}/ping`, { headers: { Authorization: `Bearer ${fresh}` } })).status).toBe(200);
   });
 });

@@ -5,8 +5,10 @@ import { TENANT_LIMIT_NAMES } from '@rm/contracts';
 import { ConfigError, createLogger, readConfig } from '@rm/service-kit';
 import { connectMongo } from '@rm/store';
 import { DEFAULT_SECRET_HASH_COST } from '../domain/client-secret.js';
+import type { Db } from 'mongodb';
 import { createRevocationStore, type RevocationStore } from '../revocations/revocation-store.js';
 import { ClientRegistryError, createClientRegistry, type ClientRegistry, type TenantLimitChanges } from '../store/client-registry.js';
+import { hasSigningKey, removeSigningKey } from '../store/signing-key-store.js';
 
 /** The limit options of set-limits, by the name of the limit each sets. */
 const LIMIT_OPTIONS = {
@@ -30,6 +32,8 @@ const USAGE = `usage: npm run clients -- <command>
                                           disable also revokes the client's tokens
   revoke --client <id> | --tenant <t>     refuses every token of the client, or of all the tenant's
                                           clients, issued until now: in every service within 30 s
+  revoke --key <kid>                      refuses every token the signing key signed, and takes the key
+                                          out: the replicas sign with the key before it or a new one
   ensure --tenant <t> --id <id>           the tenant and client exist, enabled, with the secret in
                                           RM_CLIENT_SECRET (dev and demo seeding; idempotent)
 environment: MONGO_URL (required), MONGO_DB (default gateway), CLIENT_SECRET_HASH_COST (default ${DEFAULT_SECRET_HASH_COST})`;
@@ -56,6 +60,7 @@ const { positionals, values } = (() => {
         tenant: { type: 'string' },
         id: { type: 'string' },
         client: { type: 'string' },
+        key: { type: 'string' },
         help: { type: 'boolean' },
         ...Object.fromEntries(Object.keys(LIMIT_OPTIONS).map((option) => [option, { type: 'string' as const }])),
       },
@@ -70,7 +75,7 @@ if (values.help === true || command === undefined) fail(USAGE, values.help === t
 const logger = createLogger({ level: 'warn', name: 'gateway-clients' });
 const mongo = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB, logger, appName: 'gateway-clients', attempts: 3, retryDelayMs: 1_000 });
 try {
-  await run(createClientRegistry(mongo.db, { hashCost: config.CLIENT_SECRET_HASH_COST }), createRevocationStore(mongo.db));
+  await run(createClientRegistry(mongo.db, { hashCost: config.CLIENT_SECRET_HASH_COST }), createRevocationStore(mongo.db), mongo.db);
 } catch (error) {
   if (error instanceof ClientRegistryError) fail(error.message, 1);
   throw error;
@@ -78,7 +83,7 @@ try {
   await mongo.client.close();
 }
 
-async function run(registry: ClientRegistry, revocations: RevocationStore): Promise<void> {
+async function run(registry: ClientRegistry, revocations: RevocationStore, db: Db): Promise<void> {
   switch (command) {
     case 'create-tenant':
       await registry.createTenant(required(argument, 'the tenant'));
@@ -117,7 +122,7 @@ async function run(registry: ClientRegistry, revocations: RevocationStore): Prom
       console.log(`client ${argument} ${command}d${command === 'disable' ? ', its tokens revoked' : ''}`);
       return;
     case 'revoke':
-      await revoke(registry, revocations);
+      await revoke(registry, revocations, db);
       return;
     case 'ensure':
       await ensure(registry, required(values.tenant, '--tenant'), required(values.id, '--id'), required(config.RM_CLIENT_SECRET, 'RM_CLIENT_SECRET'));
@@ -139,9 +144,17 @@ async function ensure(registry: ClientRegistry, tenant: string, clientId: string
   await registry.setDisabled(clientId, false);
 }
 
-async function revoke(registry: ClientRegistry, revocations: RevocationStore): Promise<void> {
-  const { client, tenant } = values;
-  if ((client === undefined) === (tenant === undefined)) fail(`revoke takes one of --client and --tenant\n${USAGE}`);
+async function revoke(registry: ClientRegistry, revocations: RevocationStore, db: Db): Promise<void> {
+  const { client, tenant, key } = values;
+  if ([client, tenant, key].filter((named) => named !== undefined).length !== 1) fail(`revoke takes one of --client, --tenant and --key\n${USAGE}`);
+  if (key !== undefined) {
+    if (!(await hasSigningKey(db, key))) throw new ClientRegistryError('missing', `there is no signing key '${key}'`);
+    // refused first, so that no token of the key is good while it is taken out
+    await revocations.revoke('key', key);
+    await removeSigningKey(db, key);
+    console.log(`every token of signing key ${key} revoked; the key is taken out`);
+    return;
+  }
   if (client !== undefined && !(await registry.listClients()).some((known) => known.clientId === client)) {
     throw new ClientRegistryError('missing', `there is no client '${client}'`);
   }

@@ -123,6 +123,19 @@ export function createSigningKeyStore(db: Db, encryptionSecret: string, previous
   };
 }
 
+/** Whether the database holds the signing key (no encryption key needed). */
+export async function hasSigningKey(db: Db, kid: string): Promise<boolean> {
+  return (await orUnavailable(() => db.collection<SigningKeyDocument>(COLLECTION).countDocuments({ kid }))) > 0;
+}
+
+/**
+ * Takes a signing key out of the database, as `npm run clients -- revoke --key` does: every replica
+ * drops it at its next reload, and signs with the key before it or a new one.
+ */
+export async function removeSigningKey(db: Db, kid: string): Promise<void> {
+  await orUnavailable(() => db.collection<SigningKeyDocument>(COLLECTION).deleteOne({ kid }));
+}
+
 function derivedKey(secret: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'rm-gateway', 'signing-key-encryption', 32));
 }
