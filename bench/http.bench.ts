@@ -3,8 +3,7 @@
 import type { EmployeeFields } from '@rm/contracts';
 import { createCursorCodec, isStringKey, paginate } from '@rm/service-kit';
 import type { Resource, StoredDocument } from '@rm/store';
-import { EMPLOYEES_COLLECTION } from '../services/employees/dist/store/employee-parent.js';
-import type { EmployeeRepository } from '../services/employees/dist/store/employee-repository.js';
+import { type EmployeeRepository, EMPLOYEES_COLLECTION } from '@rm/employees/testing';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
 import { employeePage, startEmployees, type StartedEmployees } from './lib/employees-app.ts';

@@ -9,12 +9,19 @@
 // Sizes: BENCH_MATCHING_SIZES=scarce:10000#1,plentiful:10000#1 (scenario:availabilities#seed); the
 // default set keeps the run under about three minutes. BENCH_MATCHING_TIME_LIMIT: seconds per
 // component for the exact solve (default 300; a component that hits it is reported, not proved).
-import type { Combination } from '../services/matching/dist/domain/combination.js';
-import { combinationsOf, DEFAULT_EXACT_MAX_NONZEROS } from '../services/matching/dist/domain/exact.js';
-import { compareObjectives, objectiveOf, type Objective } from '../services/matching/dist/domain/objective.js';
-import { greedy, isFeasible } from '../services/matching/dist/testing/yardsticks.js';
-import { TenantMatching } from '../services/matching/dist/domain/tenant-matching.js';
-import { createExactWorker, type ExactWorker } from '../services/matching/dist/resolve/exact-worker.js';
+import {
+  type Combination,
+  combinationsOf,
+  compareObjectives,
+  createExactWorker,
+  DEFAULT_EXACT_MAX_NONZEROS,
+  type ExactWorker,
+  greedy,
+  isFeasible,
+  type Objective,
+  objectiveOf,
+  TenantMatching,
+} from '@rm/matching/testing';
 import type { Bench } from './lib/bench.ts';
 import { generateInstance, parseSize, type MatchingInstance } from './lib/matching-instances.ts';
 import { percentile, sortedAscending, msSince } from './lib/stats.ts';

@@ -12,8 +12,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventSubject, type EntityEvents, type EventEnvelope } from '@rm/contracts';
 import { findFreePort, startNatsServer, testNatsAdmin, type TestServiceEnv } from '@rm/testkit';
-import { INPUT_EVENTS, INPUTS_STREAM } from '../services/matching/dist/events.js';
-import { TenantMatching, type Input } from '../services/matching/dist/domain/tenant-matching.js';
+import { type Input, INPUT_EVENTS, INPUTS_STREAM, TenantMatching } from '@rm/matching/testing';
 import type { Bench } from './lib/bench.ts';
 import { generateInstance, parseSize, type MatchingInstance } from './lib/matching-instances.ts';
 import { benchServiceEnv } from './lib/service-env.ts';

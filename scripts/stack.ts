@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { findFreePort, type TestServerUrls } from '@rm/testkit';
-import { PATH_OWNERS } from '../services/gateway/dist/upstreams.js';
+import { PATH_OWNERS } from '@rm/gateway/testing';
 
 export const SERVICE_NAMES = ['gateway', 'employees', 'transport-resources', 'home-bases', 'deployments', 'matching'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];

@@ -1,8 +1,8 @@
 import { startService, type RunningService } from '@rm/runtime';
 import type { homeBaseClaimsConfigSpec } from '@rm/service-kit/resources';
 import { findFreePort, startCompanionService, type TestServiceEnv } from '@rm/testkit';
-import { employeesService } from '../../services/employees/dist/app.js';
-import { homeBasesService } from '../../services/home-bases/dist/app.js';
+import { employeesService } from '@rm/employees/service';
+import { homeBasesService } from '@rm/home-bases/service';
 import { benchServiceEnv } from './service-env.ts';
 
 export interface StartedEmployees {

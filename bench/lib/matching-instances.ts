@@ -5,9 +5,14 @@
 // takes from events (TenantMatching.apply, in the order a bulk import would send them), and as the
 // snapshots and resource views built directly, for the greedy pass and the exact solver.
 import type { Address, Availability, Employee, NamedAddress, TransportResource } from '@rm/contracts';
-import { transportResourceView, type TransportResourceView } from '../../services/matching/dist/domain/feasibility.js';
-import { buildAvailableEmployee, type AvailableEmployee } from '../../services/matching/dist/domain/snapshot.js';
-import { INPUT_ENTITY, type Input } from '../../services/matching/dist/domain/tenant-matching.js';
+import {
+  type AvailableEmployee,
+  buildAvailableEmployee,
+  type Input,
+  INPUT_ENTITY,
+  transportResourceView,
+  type TransportResourceView,
+} from '@rm/matching/testing';
 
 /** How scarce transport resources are at a place: employees per resource that can be driven. */
 export type Scenario = 'scarce' | 'tight' | 'plentiful';

@@ -4,7 +4,7 @@
 // get every answer, and its latency is reported beside its latency alone.
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
-import { createClientRegistry } from '../../services/gateway/dist/store/client-registry.js';
+import { createClientRegistry } from '@rm/gateway/testing';
 import { apiClient, type ApiClient } from '../lib/api.ts';
 import { bodies } from '../lib/fixtures.ts';
 import { excerpt, StatusTally, type Finding, type ScenarioReport, type Size } from '../lib/report.ts';

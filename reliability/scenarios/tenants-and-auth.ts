@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { base64url, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { MongoClient } from 'mongodb';
-import { createSigningKeyStore } from '../../services/gateway/dist/store/signing-key-store.js';
+import { createSigningKeyStore } from '@rm/gateway/testing';
 import { apiClient, eventually, idFromLocation, talliedClient, type ApiClient } from '../lib/api.ts';
 import { checkResponse } from '../lib/checks.ts';
 import { bodies } from '../lib/fixtures.ts';
