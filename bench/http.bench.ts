@@ -2,7 +2,7 @@
 // domain rules, serialization) adds to the repository call it makes, through Fastify's inject().
 import type { EmployeeFields } from '@rm/contracts';
 import { createCursorCodec, isStringKey, paginate } from '@rm/service-kit';
-import type { Resource, StoredDocument } from '@rm/store';
+import { listPosition, type Resource, type StoredDocument } from '@rm/store';
 import { type EmployeeRepository, EMPLOYEES_COLLECTION } from '@rm/employees/testing';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { employeeFields, employeeKey, storedEmployee } from './lib/employee-fixture.ts';
@@ -132,17 +132,18 @@ async function compareListing(app: StartedApp, rows: ReportRow[]) {
   const employees = app.service.collections.employees;
   const codec = createCursorCodec(app.service.config.CURSOR_SECRET);
   const walks: Walk[] = [
-    // list() pages by the last key: its "cursor" is that key
+    // list() pages by the last item's list position: its "cursor" is that position
     createWalk(`repository list() of ${PAGE_SIZE}`, async (after) => {
       const page = await employees.list({ tenant: LISTED_TENANT }, { bound: after === undefined ? undefined : { after }, descending: false, limit: PAGE_SIZE });
-      return { items: page.length, next: page.at(-1)?.key };
+      const last = page.at(-1);
+      return { items: page.length, next: last === undefined ? undefined : listPosition(last.key) };
     }),
     createWalk('paginate() + list(), no HTTP', async (cursor) => {
       const page = await paginate({
         cursor,
         limit: PAGE_SIZE,
         codec,
-        key: (employee: Resource<EmployeeFields>) => employee.key,
+        key: (employee: Resource<EmployeeFields>) => listPosition(employee.key),
         isKey: isStringKey,
         scope: `${LISTED_TENANT}:employees`,
         fetch: (read) => employees.list({ tenant: LISTED_TENANT }, read),

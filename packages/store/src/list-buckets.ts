@@ -1,3 +1,5 @@
+import { StoreUsageError } from './errors.js';
+
 /**
  * Lists are read bucket by bucket, each bucket by an equality that an index serves, so that a page of
  * 100 reads about 100 documents whatever the list holds: FerretDB pushes neither a range, nor a sort,
@@ -19,6 +21,8 @@ const STATEMENT_COST_IN_DOCUMENTS = 12;
 
 const hashOf = (key: string) => mixed(fnv1a(key)) >>> (32 - HASH_BITS);
 const hashAt = (position: string) => Number.parseInt(position.slice(0, 4), 16);
+/** What listPosition makes: the key's hash in four hex digits, then the key. */
+const LIST_POSITION = /^[0-9a-f]{4}./s;
 
 /** 32-bit FNV-1a of a key. */
 function fnv1a(text: string): number {
@@ -108,6 +112,8 @@ export async function readByBuckets<T>(
   fetchBucket: (level: BucketLevel, bucket: number) => Promise<T[]>,
 ): Promise<{ items: T[]; size: number }> {
   const [kind, boundary] = bound === undefined ? [undefined, ''] : (Object.entries(bound)[0] as [string, string]);
+  // a bare key has no hash to start from: the buckets would be read for ever
+  if (kind !== undefined && !LIST_POSITION.test(boundary)) throw new StoreUsageError(`a list is read from a list position (listPosition(key)), not from '${boundary}'`);
   const beyondBound = (position: string) =>
     kind === undefined || (kind === 'after' ? position > boundary : kind === 'from' ? position >= boundary : position < boundary);
   const found: { position: string; item: T }[] = [];
