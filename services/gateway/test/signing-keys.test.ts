@@ -55,12 +55,14 @@ describe('signing keys', () => {
     const deadline = Date.now() + 10_000;
     while (successor === undefined && Date.now() < deadline) {
       for (const kid of await publishedKids(gateway)) if (!firstSeen.has(kid)) firstSeen.set(kid, Date.now());
-      const token = await tokenFor(gateway, client.clientId, client.secret);
-      const kid = decodeProtectedHeader(token).kid!;
-      if (kid === firstKid) lastOfFirstKey = token;
-      else successor = { token, kid, at: Date.now() };
-      // under the client's token rate (TEST_LIMITS)
-      await sleep(200);
+      // under the client's token rate (TEST_LIMITS: 6 a second): a 429 only means ask again
+      const token = await tokenFor(gateway, client.clientId, client.secret).catch(() => undefined);
+      if (token !== undefined) {
+        const kid = decodeProtectedHeader(token).kid!;
+        if (kid === firstKid) lastOfFirstKey = token;
+        else successor = { token, kid, at: Date.now() };
+      }
+      await sleep(250);
     }
     expect(successor).toBeDefined();
     // published about a lead (1 s) before it signed; a refresh (0.1 s) and a poll (0.15 s) of slack
