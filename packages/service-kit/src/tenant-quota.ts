@@ -53,13 +53,21 @@ const COUNTED_TENANTS = 10_000;
 
 export function createTenantQuota({ limit, kind, count, recountMs = RECOUNT_MS, now = Date.now }: TenantQuotaOptions): TenantQuota {
   const counted = new Map<string, Counted>();
+  /** Counts under way: writes of a tenant that arrive meanwhile wait for the same one (a count reads every record). */
+  const counting = new Map<string, Promise<Counted>>();
 
-  async function recount(tenant: string): Promise<Counted> {
-    const entry = { at: now(), records: await count(tenant) };
-    counted.delete(tenant);
-    counted.set(tenant, entry);
-    if (counted.size > COUNTED_TENANTS) counted.delete(counted.keys().next().value as string);
-    return entry;
+  function recount(tenant: string): Promise<Counted> {
+    const underWay = counting.get(tenant);
+    if (underWay !== undefined) return underWay;
+    const counts = (async () => {
+      const entry = { at: now(), records: await count(tenant) };
+      counted.delete(tenant);
+      counted.set(tenant, entry);
+      if (counted.size > COUNTED_TENANTS) counted.delete(counted.keys().next().value as string);
+      return entry;
+    })().finally(() => counting.delete(tenant));
+    counting.set(tenant, counts);
+    return counts;
   }
 
   return {

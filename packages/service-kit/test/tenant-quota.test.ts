@@ -56,6 +56,12 @@ describe('a tenant quota', () => {
     expect(reads()).toBe(3);
   });
 
+  it("counts a tenant's records once for writes that arrive while a count is under way", async () => {
+    const { quota, reads } = quotaOver(new Map([['t', 1]]));
+    await Promise.all([quota.admit(auth('t', 5), adds), quota.admit(auth('t', 5), adds), quota.admit(auth('t', 5), adds)]);
+    expect(reads()).toBe(1);
+  });
+
   it('neither counts nor refuses when the token states no quota', async () => {
     const { quota, reads } = quotaOver(new Map([['t', 1_000]]));
     await quota.admit(auth('t'), adds);
