@@ -50,7 +50,7 @@ export interface HomeBaseClaimsOptions {
   internalApiKey: string;
 }
 
-/** An answer below 500 (HttpProblem, the store's errors): the write was refused and wrote nothing. */
+/** The claims of one service, made at the home-bases service's `/internal/home-base-claims`. */
 export function createHomeBaseClaims({ baseUrl, timeoutMs, internalApiKey }: HomeBaseClaimsOptions): HomeBaseClaims {
   const claimsUrl = `${baseUrl.replace(/\/$/, '')}${INTERNAL_PATH}/home-base-claims`;
 
