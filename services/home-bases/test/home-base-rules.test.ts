@@ -1,59 +1,17 @@
-import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, homeBaseBody, json, startHomeBases, type HomeBasesHarness } from './helpers.js';
+import { describeWriteRules } from '@rm/testkit/suites/write-rules';
+import { describe, expect, it } from 'vitest';
+import { BASE, homeBaseBody, startHomeBases } from './helpers.js';
 
-let harness: HomeBasesHarness;
-let alice: Record<string, string>;
-
-beforeAll(async () => {
-  harness = await startHomeBases();
-  alice = await harness.as('tenant-rules');
-});
-
-afterAll(async () => {
-  await harness?.close();
-});
-
-type Violation = { field: string; message: string };
 type Body = Record<string, unknown>;
 
-let counter = 0;
-/** A fresh id, so that every accepted body creates its own home base. */
-const nextId = () => `hb-${(counter += 1)}`;
+const { accepted, violationsOf, withoutField } = describeWriteRules({
+  start: startHomeBases,
+  path: `${BASE}/home-base`,
+  idParameter: 'home_base_id',
+  body: () => homeBaseBody(),
+  everyRuleBroken: { body: { ...homeBaseBody({ name: '', plan_group: '' }), colour: 'red' }, fields: ['colour', 'name', 'plan_group'] },
+});
 
-const put = (id: string, body: unknown) =>
-  harness.app.inject({ method: 'PUT', url: `${BASE}/home-base/${id}`, headers: alice, payload: body as object });
-
-function expectProblem(response: LightMyRequestResponse): Violation[] {
-  expect(response.statusCode, response.body).toBe(400);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = json<{ title: string; detail: string; violations: Violation[] }>(response);
-  expect(problem.title).toEqual(expect.any(String));
-  expect(problem.detail).toEqual(expect.any(String));
-  return problem.violations;
-}
-
-/** The violations of a refused body; also checks that nothing was written under its id. */
-async function violationsOf(body: unknown): Promise<Violation[]> {
-  const id = nextId();
-  const before = harness.writes();
-  const violations = expectProblem(await put(id, body));
-  expect(harness.writes()).toBe(before);
-  expect((await harness.app.inject({ method: 'GET', url: `${BASE}/home-base/${id}`, headers: alice })).statusCode).toBe(404);
-  return violations;
-}
-
-/** The stored representation of an accepted body (201), checked to be what a GET shows. */
-async function accepted(body: unknown): Promise<Body> {
-  const id = nextId();
-  const response = await put(id, body);
-  expect(response.statusCode, response.body).toBe(201);
-  const read = await harness.app.inject({ method: 'GET', url: `${BASE}/home-base/${id}`, headers: alice });
-  expect(json(read)).toEqual(json(response));
-  return json(response);
-}
-
-const withoutField = (field: string): Body => Object.fromEntries(Object.entries(homeBaseBody()).filter(([key]) => key !== field));
 const withAddress = (address: Body) => homeBaseBody({ address });
 const geoPoint = (latitude: unknown, longitude: unknown) => withAddress({ geo_point: { latitude, longitude } });
 
@@ -166,37 +124,6 @@ describe('address', () => {
   it('refuses an address that is not an object', async () => {
     for (const address of ['Dok Noord 1, Gent', null, []]) {
       expect(await violationsOf(withAddress(address as unknown as Body))).toEqual([{ field: 'address', message: 'must be an object' }]);
-    }
-  });
-});
-
-describe('unknown fields', () => {
-  it('refuses an unknown top-level field, naming it', async () => {
-    expect(await violationsOf(homeBaseBody({ colour: 'red' }))).toEqual([{ field: 'colour', message: 'is not allowed' }]);
-  });
-
-  it('names every broken rule at once', async () => {
-    const violations = await violationsOf({ ...homeBaseBody({ name: '', plan_group: '' }), colour: 'red' });
-    expect(violations.map((violation) => violation.field).sort()).toEqual(['colour', 'name', 'plan_group']);
-  });
-
-  it('refuses a body that is not an object', async () => {
-    expect(expectProblem(await put(nextId(), [homeBaseBody()]))).toEqual([{ field: 'body', message: 'must be an object' }]);
-  });
-});
-
-describe('the home base id in the path', () => {
-  it('refuses an id outside the business id pattern or longer than 512 characters, naming home_base_id', async () => {
-    for (const id of ['bad%20id', 'h'.repeat(513), 'caf%C3%A9', 'hb!1']) {
-      for (const response of [
-        await put(id, homeBaseBody()),
-        await harness.app.inject({ method: 'GET', url: `${BASE}/home-base/${id}`, headers: alice }),
-        await harness.app.inject({ method: 'DELETE', url: `${BASE}/home-base/${id}`, headers: alice }),
-      ]) {
-        const violations = expectProblem(response);
-        expect(violations.length).toBeGreaterThan(0);
-        expect(new Set(violations.map((violation) => violation.field))).toEqual(new Set(['home_base_id']));
-      }
     }
   });
 });

@@ -1,67 +1,19 @@
-import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, json, startTransportResources, truckBody, type TransportResourcesHarness } from './helpers.js';
+import { json } from '@rm/testkit/suites/service-under-test';
+import { describeWriteRules } from '@rm/testkit/suites/write-rules';
+import { describe, expect, it } from 'vitest';
+import { BASE, startTransportResources, truckBody } from './helpers.js';
 
-let harness: TransportResourcesHarness;
-let alice: Record<string, string>;
-
-beforeAll(async () => {
-  harness = await startTransportResources();
-  alice = await harness.as('tenant-rules');
+const { accepted, expectProblem, get, nextId, putText, service, violationsOf, withoutField } = describeWriteRules({
+  start: startTransportResources,
+  path: `${BASE}/transport-resource`,
+  idParameter: 'transport_resource_id',
+  body: () => truckBody(),
+  everyRuleBroken: {
+    body: truckBody({ type: 'BUS', labels: [''], colour: 'red', costs: { fixed: -1 } }),
+    fields: ['colour', 'costs.fixed', 'labels[0]', 'type'],
+  },
 });
 
-afterAll(async () => {
-  await harness?.close();
-});
-
-type Violation = { field: string; message: string };
-type Body = Record<string, unknown>;
-
-let counter = 0;
-/** A fresh id, so that every accepted body creates its own transport resource. */
-const nextId = () => `tr-${(counter += 1)}`;
-
-const put = (id: string, body: unknown) =>
-  harness.app.inject({ method: 'PUT', url: `${BASE}/transport-resource/${id}`, headers: alice, payload: body as object });
-/** PUT with the body as JSON text, for bodies whose serialization must be exact. */
-const putText = (id: string, text: string) =>
-  harness.app.inject({
-    method: 'PUT',
-    url: `${BASE}/transport-resource/${id}`,
-    headers: { ...alice, 'content-type': 'application/json' },
-    payload: text,
-  });
-
-function expectProblem(response: LightMyRequestResponse): Violation[] {
-  expect(response.statusCode, response.body).toBe(400);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = json<{ title: string; detail: string; violations: Violation[] }>(response);
-  expect(problem.title).toEqual(expect.any(String));
-  expect(problem.detail).toEqual(expect.any(String));
-  return problem.violations;
-}
-
-/** The violations of a refused body; also checks that nothing was written under its id. */
-async function violationsOf(body: unknown): Promise<Violation[]> {
-  const id = nextId();
-  const before = harness.writes();
-  const violations = expectProblem(await put(id, body));
-  expect(harness.writes()).toBe(before);
-  expect((await harness.app.inject({ method: 'GET', url: `${BASE}/transport-resource/${id}`, headers: alice })).statusCode).toBe(404);
-  return violations;
-}
-
-/** The stored representation of an accepted body (201), checked to be what a GET shows. */
-async function accepted(body: unknown): Promise<Body> {
-  const id = nextId();
-  const response = await put(id, body);
-  expect(response.statusCode, response.body).toBe(201);
-  const read = await harness.app.inject({ method: 'GET', url: `${BASE}/transport-resource/${id}`, headers: alice });
-  expect(json(read)).toEqual(json(response));
-  return json(response);
-}
-
-const withoutField = (field: string): Body => Object.fromEntries(Object.entries(truckBody()).filter(([key]) => key !== field));
 /** `depth` levels of objects: `{"a":{"a":…{}}}`. */
 const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`;
 /** `depth` levels of arrays: `[[…[]]]`. */
@@ -279,29 +231,6 @@ describe('license_plate and reference', () => {
   });
 });
 
-describe('unknown fields', () => {
-  it('refuses an unknown top-level field, naming it', async () => {
-    expect(await violationsOf(truckBody({ colour: 'red' }))).toEqual([{ field: 'colour', message: 'is not allowed' }]);
-  });
-
-  it('names every broken rule at once', async () => {
-    const violations = await violationsOf(truckBody({ type: 'BUS', labels: [''], colour: 'red', costs: { fixed: -1 } }));
-    expect(violations.map((violation) => violation.field).sort()).toEqual(['colour', 'costs.fixed', 'labels[0]', 'type']);
-  });
-
-  it('refuses a body that is not an object and malformed JSON', async () => {
-    expect(expectProblem(await put(nextId(), [truckBody()]))).toEqual([{ field: 'body', message: 'must be an object' }]);
-    expect(expectProblem(await putText(nextId(), '{"type": '))).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
-  });
-
-  it('refuses __proto__ outside custom_data', async () => {
-    const text = `${JSON.stringify(truckBody()).slice(0, -1)},"__proto__":{"inactive":true}}`;
-    expect(expectProblem(await putText(nextId(), text))).toEqual([
-      { field: 'body', message: 'must not contain the keys __proto__ or constructor.prototype' },
-    ]);
-  });
-});
-
 describe('custom_data', () => {
   it('must be an object', async () => {
     for (const customData of [[1, 2], 'text', 3, null, true]) {
@@ -355,9 +284,7 @@ describe('custom_data', () => {
       const ok = await putText(id, withCustomDataText(nested(64)));
       expect(ok.statusCode, ok.body).toBe(201);
       expect(JSON.stringify(json(ok).custom_data)).toBe(nested(64));
-      expect(JSON.stringify(json(await harness.app.inject({ method: 'GET', url: `${BASE}/transport-resource/${id}`, headers: alice })).custom_data)).toBe(
-        nested(64),
-      );
+      expect(JSON.stringify(json(await get(id)).custom_data)).toBe(nested(64));
 
       expect(expectProblem(await putText(nextId(), withCustomDataText(nested(65))))).toEqual([
         { field: 'custom_data', message: 'must not nest objects and arrays more than 64 levels deep' },
@@ -367,11 +294,11 @@ describe('custom_data', () => {
 
   it('refuses nesting 5000 levels deep with a 400, never a 500', async () => {
     for (const deep of [nestedObjects(5000), `{"list":${nestedArrays(5000)}}`]) {
-      const before = harness.writes();
+      const before = service().writes();
       expect(expectProblem(await putText(nextId(), withCustomDataText(deep)))).toEqual([
         { field: 'custom_data', message: 'must not nest objects and arrays more than 64 levels deep' },
       ]);
-      expect(harness.writes()).toBe(before);
+      expect(service().writes()).toBe(before);
     }
   });
 });
@@ -386,22 +313,6 @@ describe('deep nesting outside custom_data', () => {
       const response = await putText(nextId(), make(deep));
       expect(response.statusCode, response.body.slice(0, 300)).toBe(400);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    }
-  });
-});
-
-describe('the transport resource id in the path', () => {
-  it('refuses an id outside the business id pattern or longer than 512 characters, naming transport_resource_id', async () => {
-    for (const id of ['bad%20id', 'a'.repeat(513), 'caf%C3%A9', 'truck!1']) {
-      for (const response of [
-        await put(id, truckBody()),
-        await harness.app.inject({ method: 'GET', url: `${BASE}/transport-resource/${id}`, headers: alice }),
-        await harness.app.inject({ method: 'DELETE', url: `${BASE}/transport-resource/${id}`, headers: alice }),
-      ]) {
-        const violations = expectProblem(response);
-        expect(violations.length).toBeGreaterThan(0);
-        expect(new Set(violations.map((violation) => violation.field))).toEqual(new Set(['transport_resource_id']));
-      }
     }
   });
 });

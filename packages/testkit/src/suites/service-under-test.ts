@@ -1,0 +1,54 @@
+import { expect } from 'vitest';
+
+export type Headers = Record<string, string>;
+export type Violation = { field: string; message: string };
+
+/** An answer of Fastify's inject(), as far as the suites read it. */
+export interface InjectedResponse {
+  statusCode: number;
+  body: string;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+/** What the suites need of a started service: a harness of startServiceHarness, or one adapted to look like it. */
+export interface ServiceUnderTest {
+  app: {
+    inject(request: { method: 'GET' | 'PUT' | 'DELETE'; url: string; headers: Headers; payload?: object | string }): Promise<InjectedResponse>;
+  };
+  /** The headers of a client of the tenant, which may prepare what the tenant's lists need (a parent resource). */
+  as(tenant: string): Promise<Headers>;
+  close(): Promise<void>;
+}
+
+export function json<T = Record<string, unknown>>(response: InjectedResponse): T {
+  return JSON.parse(response.body) as T;
+}
+
+/** The violations of a 400 problem, checked to be application/problem+json with a title and a detail. */
+export function expectProblem(response: InjectedResponse): Violation[] {
+  expect(response.statusCode, response.body.slice(0, 300)).toBe(400);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const problem = json<{ title: string; detail: string; violations: Violation[] }>(response);
+  expect(problem).toMatchObject({ title: expect.any(String), detail: expect.any(String) });
+  return problem.violations;
+}
+
+/**
+ * The service with every tenant set up by `setUp` before a suite's client of it gets its headers (the
+ * parent resource that its lists hang under, say), closed by `close`, which stops what runs around it too.
+ */
+export function withTenantSetup<Service extends ServiceUnderTest>(
+  service: Service,
+  setUp: (tenant: string, headers: Headers) => Promise<unknown>,
+  close: () => Promise<void>,
+): Service {
+  return {
+    ...service,
+    close,
+    async as(tenant: string) {
+      const headers = await service.as(tenant);
+      await setUp(tenant, headers);
+      return headers;
+    },
+  };
+}
