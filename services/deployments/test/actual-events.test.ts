@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EMPLOYEE_EVENTS } from '@rm/contracts';
 import { waitFor } from '@rm/testkit';
+import { describeWriteEvents } from '@rm/testkit/suites/write-events';
+import { subResource, summary } from '@rm/testkit/suites/tenant-service';
 import {
   actualBody,
   actualClient,
@@ -14,20 +16,43 @@ import {
   stored,
   type ActualClient,
   type DeploymentsWorld,
-  type Published,
 } from './helpers.js';
+import { worldTenant } from './deployment-helpers.js';
 
 const tenant = newTenant('actual_events');
 let world: DeploymentsWorld;
 let alice: ActualClient;
 
-beforeAll(async () => {
-  world = await startDeploymentsWorld();
-  alice = actualClient(world.harness, await world.harness.as(tenant));
-});
+/** The actuals of an employee, ids of the caller's choosing. */
+const actualsOf = (employee: string) => subResource(`/means/${employee}/actual`, employee, { newId: () => `act-${randomUUID()}`, badId: 'bad!id' });
 
-afterAll(async () => {
-  await world?.close();
+describeWriteEvents({
+  start: async () => {
+    world = await startDeploymentsWorld();
+    alice = actualClient(world.harness, await world.harness.as(tenant));
+    return worldTenant(world, tenant, () => world.close());
+  },
+  resources: [
+    {
+      entity: 'actual',
+      collection: 'actuals',
+      // a new employee each time, so that each test starts with no actuals
+      place: async ({ request }) => {
+        const employee = await knownEmployee();
+        return {
+          ...actualsOf(employee),
+          body: actualBody(),
+          changed: actualBody({ end: '2024-03-01T17:00:00+01:00', work_time: 'PT6H' }),
+          // a date-time is kept in UTC
+          changedKept: actualBody({ end: '2024-03-01T16:00:00Z', work_time: 'PT6H' }),
+          shown: (id, body, version) => stored(employee, id, version, body),
+          // an employee the service has no event of
+          orphan: actualsOf(`nobody-${randomUUID()}`),
+          refusals: (item) => [[400, () => request('PUT', item, actualBody({ work_time: 'PT0S' }))]],
+        };
+      },
+    },
+  ],
 });
 
 let counter = 0;
@@ -43,75 +68,10 @@ const subject = (action: string) => `rm.deployments.${tenant}.actual.${action}`;
 const eventsOf = (employeeId: string, actualId: string) => world.eventsOf(tenant, `${employeeId}/${actualId}`);
 /** The events of every actual of an employee. */
 const employeeEvents = (employeeId: string) => world.eventsOf(tenant).filter(({ event }) => event.entity_id.startsWith(`${employeeId}/`));
-const summary = (published: Published[]) => published.map(({ subject: on, event }) => [on, event.type, event.entity_id, event.version]);
 
 /** The events of the actual once `count` of them have arrived. */
 const arrived = (employeeId: string, actualId: string, count: number) =>
   waitFor(`${count} events of ${employeeId}/${actualId}`, async () => eventsOf(employeeId, actualId).length >= count);
-
-describe('actual events', () => {
-  it('publishes created, updated and deleted once each, in order, with the version and the representation', async () => {
-    const employee = await knownEmployee();
-    const created = await alice.put(employee, 'a', actualBody());
-    expect(created.statusCode).toBe(201);
-    expect((await alice.put(employee, 'a', actualBody())).headers.etag).toBe('W/"1"'); // unchanged: no write, no event
-    const updated = await alice.put(employee, 'a', actualBody({ end: '2024-03-01T17:00:00+01:00', work_time: 'PT6H' }));
-    expect(updated.statusCode).toBe(200);
-    expect((await alice.remove(employee, 'a')).statusCode).toBe(204);
-
-    await arrived(employee, 'a', 3);
-    await world.settle(tenant);
-    const published = eventsOf(employee, 'a');
-    expect(summary(published)).toEqual([
-      [subject('created'), 'actual.created', `${employee}/a`, 1],
-      [subject('updated'), 'actual.updated', `${employee}/a`, 2],
-      [subject('deleted'), 'actual.deleted', `${employee}/a`, 3],
-    ]);
-    expect(published[0]?.event.data).toEqual(json(created));
-    expect(published[0]?.event.data).toEqual(stored(employee, 'a', 1));
-    expect(published[1]?.event.data).toEqual(json(updated));
-    expect(published[1]?.event.data).toEqual(stored(employee, 'a', 2, actualBody({ end: '2024-03-01T16:00:00Z', work_time: 'PT6H' })));
-    // a delete carries the removed state
-    expect(published[2]?.event.data).toEqual(json(updated));
-    for (const { event } of published) {
-      expect(event.tenant).toBe(tenant);
-      expect(event.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
-      expect(Date.parse(event.occurred_at)).not.toBeNaN();
-    }
-    expect(new Set(published.map(({ event }) => event.id)).size).toBe(3);
-  });
-
-  it('publishes exactly one event per write, also for Prefer: return=minimal, and none for refused or unchanged ones', async () => {
-    const employee = await knownEmployee();
-    const before = world.harness.writes();
-    const statuses = [
-      (await alice.put(employee, 'a', actualBody(), { prefer: 'return=minimal' })).statusCode,
-      (await alice.put(employee, 'a', actualBody({ work_time: 'PT1H' }), { prefer: 'return=minimal' })).statusCode,
-      (await alice.put(employee, 'a', actualBody({ work_time: 'PT1H' }))).statusCode, // unchanged
-      (await alice.put(employee, 'a', actualBody({ work_time: 'PT0S' }))).statusCode, // a broken rule
-      (await alice.put(employee, 'a', { ...actualBody(), extra: true })).statusCode, // the schema
-      (await alice.put(employee, 'a', actualBody({ work_time: 'PT2H' }), { 'if-match': 'W/"1"' })).statusCode, // stale
-      (await alice.put(employee, 'b', actualBody(), { 'if-match': '*' })).statusCode, // missing
-      (await alice.remove(employee, 'a', { 'if-match': 'W/"1"' })).statusCode, // stale
-      (await alice.remove(employee, 'never')).statusCode,
-      (await alice.put('nobody', 'a', actualBody())).statusCode, // unknown employee
-      (await alice.put(employee, 'b', actualBody())).statusCode,
-      (await alice.remove(employee, 'b')).statusCode,
-    ];
-    expect(statuses).toEqual([204, 204, 200, 400, 400, 412, 412, 412, 404, 404, 201, 204]);
-    expect(world.harness.writes() - before).toBe(4);
-
-    await arrived(employee, 'b', 2);
-    await world.settle(tenant);
-    expect(summary(employeeEvents(employee))).toEqual([
-      [subject('created'), 'actual.created', `${employee}/a`, 1],
-      [subject('updated'), 'actual.updated', `${employee}/a`, 2],
-      [subject('created'), 'actual.created', `${employee}/b`, 1],
-      [subject('deleted'), 'actual.deleted', `${employee}/b`, 2],
-    ]);
-    expect(world.eventsOf(tenant).filter(({ event }) => event.entity_id.startsWith('nobody/'))).toEqual([]);
-  });
-});
 
 describe("an employee's delete", () => {
   it('removes all its actuals, each with its own actual.deleted event carrying its last state, and nothing of others', async () => {

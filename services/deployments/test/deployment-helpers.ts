@@ -12,6 +12,7 @@ import {
   type EventEnvelope,
 } from '@rm/contracts';
 import { connectTestNats, waitFor, type TestNats } from '@rm/testkit';
+import type { TenantService } from '@rm/testkit/suites/tenant-service';
 import { BASE, json, startDeploymentsWorld, type DeploymentsHarness, type DeploymentsWorld } from './helpers.js';
 
 type Body = Record<string, unknown>;
@@ -45,6 +46,8 @@ export interface DeploymentWorld {
   transportResource(tenant: string, id: string, version?: number, action?: EventAction): Promise<void>;
   /** Makes the employees and transport resources known (created at version 1), all at once. */
   known(tenant: string, resources: { employees?: string[]; trucks?: string[] }): Promise<void>;
+  /** `employees` new employees and `trucks` new transport resources, known to the service. */
+  fresh(tenant: string, employees: number, trucks: number): Promise<{ employees: string[]; trucks: string[] }>;
   close(): Promise<void>;
 }
 
@@ -79,13 +82,23 @@ export async function startDeploymentWorld(variables: Record<string, string> = {
     await waitFor(what, async () => (await transportResourceApplied(tenant, id)) >= version);
   };
 
+  const known = async (tenant: string, { employees = [], trucks = [] }: { employees?: string[]; trucks?: string[] }) => {
+    await Promise.all([...employees.map((id) => world.employee(tenant, id)), ...trucks.map((id) => transportResource(tenant, id))]);
+  };
+
   return {
     world,
     harness,
     employee: (tenant, id, version, action) => world.employee(tenant, id, version, action),
     transportResource,
-    async known(tenant, { employees = [], trucks = [] }) {
-      await Promise.all([...employees.map((id) => world.employee(tenant, id)), ...trucks.map((id) => transportResource(tenant, id))]);
+    known,
+    async fresh(tenant, employees, trucks) {
+      const made = {
+        employees: Array.from({ length: employees }, () => `emp-${randomUUID()}`),
+        trucks: Array.from({ length: trucks }, () => `truck-${randomUUID()}`),
+      };
+      await known(tenant, made);
+      return made;
     },
     async close() {
       await client.close();
@@ -311,5 +324,26 @@ export function pauseAt<T extends object>(object: T, method: keyof T & string, m
       target[method] = original;
       go();
     },
+  };
+}
+
+/** What a GET shows of deployment `id` written with `body` at `version`. */
+export function shownDeployment(id: string, { employee, transport_resources, ...rest }: Body, version: number): Body {
+  return { id, employee_id: employee, transport_resource_ids: transport_resources, ...rest, version };
+}
+
+/** One tenant of the world as the suites of @rm/testkit see a service; `close` ends what the test started. */
+export async function worldTenant(world: DeploymentsWorld, tenant: string, close: () => Promise<void>): Promise<TenantService> {
+  const headers = await world.harness.as(tenant);
+  return {
+    tenant,
+    service: 'deployments',
+    request: (method, path, payload, extra = {}) =>
+      world.harness.app.inject({ method, url: `${BASE}${path}`, headers: { ...headers, ...extra }, ...(payload === undefined ? {} : { payload }) }),
+    published: () => world.eventsOf(tenant),
+    settle: () => world.settle(tenant),
+    writes: () => world.harness.writes(),
+    db: world.harness.service.store.db,
+    close,
   };
 }

@@ -1,23 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPLOYEE_EVENTS, eventSubject, TRANSPORT_RESOURCE_EVENTS, type EntityEvents, type EventEnvelope } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
-import {
-  connectTestNats,
-  createTestServiceEnv,
-  startNatsServer,
-  waitFor,
-  type NatsServerHandle,
-  type TestNats,
-  type TestServiceEnv,
-} from '@rm/testkit';
-import { BASE, employeeEvent, newTenant } from './helpers.js';
+import { connectTestNats, startNatsServer, waitFor, type NatsServerHandle, type TestNats } from '@rm/testkit';
+import { useBuiltService } from '@rm/testkit/suites/built-service';
+import { employeeEvent, newTenant } from './helpers.js';
 import {
   at,
   overlapsAmong,
@@ -34,7 +24,6 @@ import {
 // re-times and deletes deployments; it never moves one to other resources, nor writes one id twice
 // at once (deployment-crash and deployment-concurrency test those).
 
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const STALE_PENDING_MS = 60_000;
 const tenant = newTenant('deployment_kill');
 const EMPLOYEES = Array.from({ length: 8 }, (_, n) => `e-${n}`);
@@ -43,61 +32,27 @@ const TRUCKS = Array.from({ length: 10 }, (_, n) => `t-${n}`);
 const PROBE_EMPLOYEES = TRUCKS.map((truck) => `probe-${truck}`);
 const PROBE_TRUCKS = EMPLOYEES.map((employee) => `probe-${employee}`);
 
-type Call = (method: 'GET' | 'PUT' | 'DELETE', path: string, body?: object) => Promise<{ status: number; body: unknown }>;
-
 let nats: NatsServerHandle;
 let client: TestNats;
-let env: TestServiceEnv;
-let mongo: MongoClient;
-let db: Db;
-let call: Call;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  expect(existsSync(MAIN), `${MAIN} is missing: build first (npx turbo run build --filter=@rm/deployments)`).toBe(true);
   nats = await startNatsServer();
   client = await connectTestNats({ url: nats.url });
-  // start locations are addresses: the home-bases service is never called
-  env = await createTestServiceEnv('deployments_kill', { NATS_URL: nats.url, HOME_BASES_URL: 'http://127.0.0.1:9/resource-management/v1' });
-  mongo = await MongoClient.connect(env.variables.MONGO_URL ?? '');
-  db = mongo.db(env.variables.MONGO_DB);
-  const origin = `http://127.0.0.1:${env.variables.PORT}`;
-  const authorization = await env.bearer(tenant);
-  call = async (method, path, body) => {
-    const headers = { ...authorization, 'content-type': 'application/json' };
-    const json = body === undefined ? {} : { headers, body: JSON.stringify(body) };
-    const response = await fetch(`${origin}${BASE}${path}`, { method, headers: authorization, ...json });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-  };
 });
 
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
   await client?.close();
-  await mongo?.close();
-  await env?.close();
   await nats?.stop();
 });
 
-/** Runs the built service on the test database until it is ready; fails with its output if it stops first. */
-async function startMain(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env.variables, LOG_LEVEL: 'warn' } });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const ready = () => fetch(`http://127.0.0.1:${env.variables.PORT}/readyz`).then((response) => response.ok, () => false);
-  await waitFor(
-    'the service to be ready',
-    async () => {
-      if (child.exitCode !== null) throw new Error(`the service stopped with ${child.exitCode} before it was ready:\n${output}`);
-      return ready();
-    },
-    20_000,
-  );
-  return child;
-}
+// start locations are addresses: the home-bases service is never called
+const { call, db, start: startMain } = useBuiltService({
+  main: fileURLToPath(new URL('../dist/main.js', import.meta.url)),
+  packageName: '@rm/deployments',
+  prefix: 'deployments_kill',
+  tenant,
+  variables: () => ({ NATS_URL: nats.url }),
+});
 
 /** Publishes the employees and transport resources as their services do, and waits until the service knows them all. */
 async function makeKnown(): Promise<void> {
@@ -111,13 +66,13 @@ async function makeKnown(): Promise<void> {
   for (const id of [...TRUCKS, ...PROBE_TRUCKS]) await publish(transportResourceEvent(tenant, id, 1, 'created'), TRANSPORT_RESOURCE_EVENTS);
   const expected = [...EMPLOYEES, ...PROBE_EMPLOYEES].map((id) => `${tenant}|employee|${id}`);
   expected.push(...[...TRUCKS, ...PROBE_TRUCKS].map((id) => `${tenant}|transport-resource|${id}`));
-  const known = () => db.collection<{ _id: string }>('known_resources').countDocuments({ _id: { $in: expected } });
+  const known = () => db().collection<{ _id: string }>('known_resources').countDocuments({ _id: { $in: expected } });
   await waitFor('every resource to be known', async () => (await known()) === expected.length);
 }
 
 /** The calendars' pending entries, as `<calendar> <deployment>`. */
 async function pendingEntries(): Promise<string[]> {
-  const calendars = await db.collection<{ _id: string; entries: CalendarEntry[] }>('calendars').find({}).toArray();
+  const calendars = await db().collection<{ _id: string; entries: CalendarEntry[] }>('calendars').find({}).toArray();
   return calendars.flatMap(({ _id, entries }) =>
     entries.filter((entry) => entry.write !== undefined).map((entry) => `${_id} ${entry.deployment}`),
   );
