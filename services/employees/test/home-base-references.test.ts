@@ -3,16 +3,13 @@ import { uniqueName } from '@rm/testkit';
 import {
   describeHomeBaseReferences,
   doesNotExist,
-  expectProblem,
   expectRefused,
   fresh,
-  json,
   useHomeBasesDown,
   useHomeBasesHarness,
-  type Body,
   type HomeBasesApi,
-  type Violation,
 } from '@rm/testkit/suites/home-base-references';
+import { expectProblemWithStatus, json, type Body, type Violation } from '@rm/testkit/suites/service-under-test';
 import { BASE, employeeBody, startEmployees } from './helpers.js';
 
 describeHomeBaseReferences({ start: startEmployees, base: BASE, resource: { name: 'employee', body: employeeBody } });
@@ -281,8 +278,8 @@ describe('availabilities and shift schedules naming home bases, with the home-ba
     const id = await employee();
     const named = startAt(api.known());
     const before = api.harness().writes();
-    expectProblem(await requests.postAvailability(id, availability(named)), 503);
-    expectProblem(await requests.postSchedule(id, schedule(shift(6, named))), 503);
+    expectProblemWithStatus(await requests.postAvailability(id, availability(named)), 503);
+    expectProblemWithStatus(await requests.postSchedule(id, schedule(shift(6, named))), 503);
     expect(api.harness().writes()).toBe(before);
     expect(await requests.listAvailabilities(id)).toEqual([]);
     expect(await requests.listSchedules(id)).toEqual([]);
@@ -295,8 +292,8 @@ describe('availabilities and shift schedules naming home bases, with the home-ba
     const scheduleRead = json(await requests.getSchedule(id, scheduleId));
     const named = startAt(api.known());
     const before = api.harness().writes();
-    expectProblem(await requests.putAvailability(id, availabilityRead.id, availability(named)), 503);
-    expectProblem(await requests.putSchedule(id, scheduleId, schedule(shift(6, named))), 503);
+    expectProblemWithStatus(await requests.putAvailability(id, availabilityRead.id, availability(named)), 503);
+    expectProblemWithStatus(await requests.putSchedule(id, scheduleId, schedule(shift(6, named))), 503);
     expect(api.harness().writes()).toBe(before);
     expect(json(await requests.getAvailability(id, availabilityRead.id))).toEqual(availabilityRead);
     expect(json(await requests.getSchedule(id, scheduleId))).toEqual(scheduleRead);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServiceEnv } from '../test-service-env.js';
-import { expectProblem, json, type Headers, type InjectedResponse, type ServiceUnderTest } from './service-under-test.js';
+import { expectProblem, json, type Headers, type InjectedResponse, type ServiceUnderTest, type Body } from './service-under-test.js';
 
-type Body = Record<string, unknown>;
 
 /** A started service as the suite reads it: its committed writes, and tokens of its test issuer. */
 type ResourceService = ServiceUnderTest & { writes(): number; env: Pick<TestServiceEnv, 'bearer'> };

@@ -4,20 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../unique-name.js';
 import { waitFor } from '../wait-for.js';
+import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method, type Violation } from './service-under-test.js';
 
 // Writes that name home bases (the claims of @rm/service-kit/resources), against a real home-bases
 // service beside the service: the home bases must exist in the caller's tenant, and while something
 // names one it cannot be deleted. The helpers are exported for a service's own writes that name them.
-
-export type Body = Record<string, unknown>;
-type Headers = Record<string, string>;
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-interface InjectedResponse {
-  statusCode: number;
-  body: string;
-  headers: Record<string, string | string[] | number | undefined>;
-}
 
 interface InjectableApp {
   inject(request: { method: Method; url: string; headers: Headers; payload?: object }): Promise<InjectedResponse>;
@@ -34,10 +25,6 @@ export interface HomeBasesHarness {
   close(): Promise<void>;
 }
 
-export interface Violation {
-  field: string;
-  message: string;
-}
 interface Referrer {
   entity: string;
   id: string;
@@ -50,17 +37,11 @@ interface InUse {
 }
 
 export const fresh = (prefix: string) => `${prefix}-${randomUUID()}`;
-export const json = <T = Body>(response: InjectedResponse): T => JSON.parse(response.body) as T;
 export const doesNotExist = (field: string, id: string): Violation => ({ field, message: `home base '${id}' does not exist` });
-
-export function expectProblem(response: InjectedResponse, status: number): void {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-}
 
 /** A 400 with exactly these violations, in any order. */
 export function expectRefused(response: InjectedResponse, violations: Violation[]): void {
-  expectProblem(response, 400);
+  expectProblemWithStatus(response, 400);
   const byField = (a: Violation, b: Violation) => a.field.localeCompare(b.field);
   expect(json<{ violations: Violation[] }>(response).violations.toSorted(byField)).toEqual(violations.toSorted(byField));
 }
@@ -89,7 +70,7 @@ export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, base
   /** The DELETE of a home base that something names: a problem+json 409 listing what does. */
   async function refusedDelete(id: string): Promise<InUse> {
     const response = await deleteHomeBase(id);
-    expectProblem(response, 409);
+    expectProblemWithStatus(response, 409);
     const inUse = json<InUse>(response);
     expect(inUse.status).toBe(409);
     return inUse;
@@ -125,7 +106,7 @@ export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, base
     async deletedOnceFree(id: string): Promise<void> {
       await waitFor(`the delete of home base ${id}`, async () => {
         const response = await deleteHomeBase(id);
-        if (response.statusCode !== 204) expectProblem(response, 409);
+        if (response.statusCode !== 204) expectProblemWithStatus(response, 409);
         return response.statusCode === 204;
       });
       expect((await getHomeBase(id)).statusCode).toBe(404);
@@ -311,7 +292,7 @@ export function describeHomeBaseReferences({ start, base, resource }: HomeBaseRe
         const id = fresh(name);
         const before = api.harness().writes();
         const started = Date.now();
-        expectProblem(await put(id, at(fresh('hb'))), 503);
+        expectProblemWithStatus(await put(id, at(fresh('hb'))), 503);
         // the timeout, not a refused connection; and not the default 5 s
         expect(Date.now() - started).toBeGreaterThanOrEqual(450);
         expect(Date.now() - started).toBeLessThan(3_000);
@@ -333,8 +314,8 @@ export function describeHomeBaseReferences({ start, base, resource }: HomeBaseRe
         const [id, existing] = [fresh(name), fresh(name)];
         expect((await put(existing, resource.body())).statusCode).toBe(201);
         const before = api.harness().writes();
-        expectProblem(await put(id, at(api.known())), 503);
-        expectProblem(await put(existing, at(api.known())), 503);
+        expectProblemWithStatus(await put(id, at(api.known())), 503);
+        expectProblemWithStatus(await put(existing, at(api.known())), 503);
         expect(api.harness().writes()).toBe(before);
         expect((await get(id)).statusCode).toBe(404);
         expect(json(await get(existing))).toEqual(shown(existing, resource.body(), 1));

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 
+export type Body = Record<string, unknown>;
 export type Headers = Record<string, string>;
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Violation = { field: string; message: string };
 
 /** An answer of Fastify's inject(), as far as the suites read it. */
@@ -22,6 +24,12 @@ export interface ServiceUnderTest {
 
 export function json<T = Record<string, unknown>>(response: InjectedResponse): T {
   return JSON.parse(response.body) as T;
+}
+
+/** An application/problem+json answer of the status. */
+export function expectProblemWithStatus(response: InjectedResponse, status: number): void {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
 }
 
 /** The violations of a 400 problem, checked to be application/problem+json with a title and a detail. */

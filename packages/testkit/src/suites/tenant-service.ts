@@ -6,10 +6,10 @@ import type { RecordedEvents } from '../record-events.js';
 import type { ServiceHarness } from '../service-harness.js';
 import { uniqueName } from '../unique-name.js';
 import { waitFor } from '../wait-for.js';
-import type { InjectedResponse } from './service-under-test.js';
+import type { Body, InjectedResponse, Method } from './service-under-test.js';
 
-export type Body = Record<string, unknown>;
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type { Body, Method };
+
 export type Request = (method: Method, path: string, payload?: object, headers?: Record<string, string>) => Promise<InjectedResponse>;
 
 /** An event envelope, as far as the suites read it. */

@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../unique-name.js';
+import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method } from './service-under-test.js';
 
 // The unavailability routes of @rm/service-kit (`{parent}/{id}/unavailability…`), as every service
 // that serves them answers.
-
-type Body = Record<string, unknown>;
-type Headers = Record<string, string>;
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-interface InjectedResponse {
-  statusCode: number;
-  body: string;
-  headers: Record<string, string | string[] | number | undefined>;
-}
 
 /** What the suite needs of a service harness (startServiceHarness gives it). */
 export interface UnavailabilityHarness {
@@ -41,12 +32,7 @@ export interface UnavailabilityApiOptions {
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-const json = <T = Body>(response: InjectedResponse): T => JSON.parse(response.body) as T;
 const violatedFields = (response: InjectedResponse) => json<{ violations: { field: string }[] }>(response).violations.map((violation) => violation.field);
-const expectProblem = (response: InjectedResponse, status: number) => {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-};
 
 /** An unavailability on 1 May 2024 from `from` to `to` (like `'08:00'`), in UTC. */
 const away = (from: string, to: string, description?: string) => ({
@@ -202,7 +188,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
 
       it('refuses from after until with a violation on until', async () => {
         const response = await list({ from: '2024-05-01T13:00:00Z', until: '2024-05-01T09:00:00Z' }, ranged);
-        expectProblem(response, 400);
+        expectProblemWithStatus(response, 400);
         expect(violatedFields(response)).toEqual(['until']);
       });
 
@@ -277,7 +263,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
         expect((await put(id, away('08:00', '11:00'), { 'if-match': 'W/"1"' })).statusCode).toBe(200);
         const before = harness.writes();
         const stale = await put(id, away('08:00', '12:00'), { 'if-match': 'W/"1"' });
-        expectProblem(stale, 412);
+        expectProblemWithStatus(stale, 412);
         expect(json(stale)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining(id) });
         expect(harness.writes()).toBe(before);
         expect(json(await get(id))).toMatchObject({ ...away('08:00', '11:00'), version: 2 });
@@ -303,7 +289,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
         for (const body of [away('10:00', '10:00'), away('10:00', '09:00'), { from: '2024-05-01T10:00:00+02:00', to: '2024-05-01T08:00:00Z' }]) {
           const id = newId();
           const response = await put(id, body);
-          expectProblem(response, 400);
+          expectProblemWithStatus(response, 400);
           expect(json(response).violations).toEqual([{ field: 'to', message: 'must be after from' }]);
           expect((await get(id)).statusCode).toBe(404);
         }
@@ -323,7 +309,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
         for (const [body, field] of cases) {
           const id = newId();
           for (const response of [await post(body), await put(id, body)]) {
-            expectProblem(response, 400);
+            expectProblemWithStatus(response, 400);
             expect(violatedFields(response)).toEqual([field]);
           }
         }
@@ -342,7 +328,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
 
       it('refuses an id that is not a uuid with a violation on the path parameter, on every route', async () => {
         for (const response of [await put('away-1', away('08:00', '10:00')), await get('away-1'), await remove('not-a-uuid')]) {
-          expectProblem(response, 400);
+          expectProblemWithStatus(response, 400);
           expect(violatedFields(response)).toEqual(['unavailability_id']);
         }
       });
@@ -352,7 +338,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
       it('answers 404 naming a missing unavailability', async () => {
         const id = newId();
         const response = await get(id);
-        expectProblem(response, 404);
+        expectProblemWithStatus(response, 404);
         expect(json(response)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining(id) });
       });
 
@@ -380,7 +366,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
         const id = newId();
         await put(id, away('08:00', '10:00'));
         await put(id, away('08:00', '11:00'));
-        expectProblem(await remove(id, { 'if-match': 'W/"1"' }), 412);
+        expectProblemWithStatus(await remove(id, { 'if-match': 'W/"1"' }), 412);
         expect(json(await get(id))).toMatchObject({ version: 2 });
         const current = await remove(id, { 'if-match': 'W/"2"' });
         expect(current.statusCode).toBe(204);
@@ -410,7 +396,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
           await put(id, away('08:00', '10:00'), {}, 'nobody'),
           await remove(id, {}, 'nobody'),
         ]) {
-          expectProblem(response, 404);
+          expectProblemWithStatus(response, 404);
           expect(json(response)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining('nobody') });
         }
         expect(harness.writes()).toBe(before);

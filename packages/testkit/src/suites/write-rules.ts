@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, json, type Headers, type ServiceUnderTest, type Violation } from './service-under-test.js';
+import { expectProblem, json, type Headers, type ServiceUnderTest, type Violation, type Body } from './service-under-test.js';
 
-type Body = Record<string, unknown>;
 
 export interface WriteRulesOptions<Service extends ServiceUnderTest & { writes(): number }> {
   /** Starts the service once for the file; the suite closes it after the file's tests. */
