@@ -16,7 +16,6 @@ import {
 import { parseIfMatch, replyDeleted, replyWritten, sendJsonArray, ValidationProblem, type TenantQuota } from '@rm/service-kit';
 import {
   assertParentExists,
-  claimCallerOf,
   idempotencyKeyOf,
   parentScope,
   replyCreated,
@@ -26,7 +25,7 @@ import {
   type HomeBaseClaims,
 } from '@rm/service-kit/resources';
 import { entityId, type Scope } from '@rm/store';
-import { claimingCreate } from '../coordination/claiming-create.js';
+import { claimingCreate, claimingUpdate } from '../coordination/claiming-writes.js';
 import { decideAvailability, type AvailabilityInput } from '../domain/availability.js';
 import { toAvailability, type AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
@@ -112,9 +111,8 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
       const key = request.params.generated_id;
-      const { resource } = await homeBases.write(claimCallerOf(request), referrerOf(scope, key), decision.availability, () =>
-        availabilities.put({ ...scope, key }, decision.availability, { ifMatch: parseIfMatch(request.headers['if-match']), mode: 'update' }),
-      );
+      const parts = { homeBases, request, items: availabilities, referrerOf };
+      const resource = await claimingUpdate(parts, scope, key, decision.availability, parseIfMatch(request.headers['if-match']));
       return replyWritten(reply, {
         status: 200,
         body: toAvailability(resource),

@@ -16,7 +16,6 @@ import {
 import { parseIfMatch, replyWritten, sendJsonArray, ValidationProblem } from '@rm/service-kit';
 import {
   assertParentExists,
-  claimCallerOf,
   idempotencyKeyOf,
   parentScope,
   replyCreated,
@@ -25,7 +24,7 @@ import {
   type HomeBaseClaims,
 } from '@rm/service-kit/resources';
 import { entityId, type Scope, type Resource } from '@rm/store';
-import { claimingCreate } from '../coordination/claiming-create.js';
+import { claimingCreate, claimingUpdate } from '../coordination/claiming-writes.js';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
@@ -102,9 +101,8 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = parentScope(request, employee);
       const key = request.params.generated_id;
-      const { resource } = await homeBases.write(claimCallerOf(request), referrerOf(scope, key), decision.schedule, () =>
-        schedules.put({ ...scope, key }, decision.schedule, { ifMatch: parseIfMatch(request.headers['if-match']), mode: 'update' }),
-      );
+      const parts = { homeBases, request, items: schedules, referrerOf };
+      const resource = await claimingUpdate(parts, scope, key, decision.schedule, parseIfMatch(request.headers['if-match']));
       // spec: "201 with the schedule, or 204"
       return replyWritten(reply, {
         status: 201,

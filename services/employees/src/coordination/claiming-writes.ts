@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { Referrer } from '@rm/contracts';
 import { claimCallerOf, type HomeBaseClaims } from '@rm/service-kit/resources';
-import type { Resource, ResourceCollection, Scope } from '@rm/store';
+import type { IfMatch, Resource, ResourceCollection, Scope } from '@rm/store';
 
 /**
  * The create of an employee's sub-resource under the key it is given (what createOnce runs): the home bases
  * its body names are claimed first, as the referrer that key makes it.
  */
 export function claimingCreate<Body>(
-  { homeBases, request, items, referrerOf }: ClaimingCreateParts<Body>,
+  { homeBases, request, items, referrerOf }: ClaimingWriteParts<Body>,
   scope: Required<Scope>,
   body: Body,
 ): (key: string) => Promise<Resource<Body>> {
@@ -18,7 +18,19 @@ export function claimingCreate<Body>(
   };
 }
 
-interface ClaimingCreateParts<Body> {
+/** The update of an employee's sub-resource: the home bases its body names are claimed first, as its referrer. */
+export async function claimingUpdate<Body>(
+  { homeBases, request, items, referrerOf }: ClaimingWriteParts<Body>,
+  scope: Required<Scope>,
+  key: string,
+  body: Body,
+  ifMatch: IfMatch | undefined,
+): Promise<Resource<Body>> {
+  const write = async () => items.put({ ...scope, key }, body, { ifMatch, mode: 'update' });
+  return (await homeBases.write(claimCallerOf(request), referrerOf(scope, key), body, write)).resource;
+}
+
+interface ClaimingWriteParts<Body> {
   homeBases: HomeBaseClaims;
   request: FastifyRequest;
   items: ResourceCollection<Body>;
