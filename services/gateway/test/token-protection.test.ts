@@ -32,19 +32,36 @@ function unauthenticatedRequest(gateway: GatewayHarness, ip: string): Promise<Re
   return gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: FORM, body: 'scope=' });
 }
 
+/** A client_credentials token request with the client's id and secret. */
+function tokenRequest(gateway: GatewayHarness, ip: string, { clientId, secret }: { clientId: string; secret: string }): Promise<Response> {
+  return gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: { ...FORM, Authorization: basic(clientId, secret) }, body: 'grant_type=client_credentials' });
+}
+
 function wrongLogin(gateway: GatewayHarness, ip: string): Promise<Response> {
-  return gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: { ...FORM, Authorization: basic(client.clientId, 'wrong') }, body: 'grant_type=client_credentials' });
+  return tokenRequest(gateway, ip, { ...client, secret: 'wrong' });
+}
+
+/**
+ * Sends `limit + over` requests at once, alternating between the two replicas, and expects `limit` of them
+ * answered with `servedStatus` and the other `over` refused with 429 and Retry-After: 1; returns a refused one.
+ */
+async function expectLimitAcrossReplicas(
+  { limit, over, servedStatus }: { limit: number; over: number; servedStatus: number },
+  send: (gateway: GatewayHarness) => Promise<Response>,
+): Promise<Response> {
+  const responses = await Promise.all(Array.from({ length: limit + over }, (_, index) => send(index % 2 === 0 ? one : two)));
+  const statuses = responses.map((response) => response.status);
+  expect(statuses.filter((status) => status === servedStatus)).toHaveLength(limit);
+  expect(statuses.filter((status) => status === 429)).toHaveLength(over);
+  const limited = responses.find((response) => response.status === 429)!;
+  expect(limited.headers.get('retry-after')).toBe('1');
+  return limited;
 }
 
 describe('token endpoint protection across two replicas', () => {
   it('accepts at most the rate limit per second from one IP, whichever replica answers; the rest get 429 with Retry-After', async () => {
     const ip = freshIp();
-    const responses = await Promise.all(Array.from({ length: RATE + 8 }, (_, index) => unauthenticatedRequest(index % 2 === 0 ? one : two, ip)));
-    const statuses = responses.map((response) => response.status);
-    expect(statuses.filter((status) => status === 400)).toHaveLength(RATE);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(8);
-    const limited = responses.find((response) => response.status === 429)!;
-    expect(limited.headers.get('retry-after')).toBe('1');
+    const limited = await expectLimitAcrossReplicas({ limit: RATE, over: 8, servedStatus: 400 }, (gateway) => unauthenticatedRequest(gateway, ip));
     expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
 
     // another IP is not affected, and the IP itself is served again a second later
@@ -56,14 +73,8 @@ describe('token endpoint protection across two replicas', () => {
   // Before, one client id could have its secret hashed as often as its addresses allowed.
   it('accepts at most the rate per client id per second, from any addresses, whichever replica answers; another client is not affected', async () => {
     const [flooding, other] = [await createClient(one.registry), await createClient(one.registry)];
-    const login = (gateway: GatewayHarness, { clientId, secret }: { clientId: string; secret: string }) =>
-      gateway.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(clientId, secret) }, body: 'grant_type=client_credentials' });
-    const responses = await Promise.all(Array.from({ length: PER_CLIENT + 4 }, (_, index) => login(index % 2 === 0 ? one : two, flooding)));
-    const statuses = responses.map((response) => response.status);
-    expect(statuses.filter((status) => status === 200)).toHaveLength(PER_CLIENT);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(4);
-    const limited = responses.find((response) => response.status === 429)!;
-    expect(limited.headers.get('retry-after')).toBe('1');
+    const login = (gateway: GatewayHarness, credentials: { clientId: string; secret: string }) => tokenRequest(gateway, freshIp(), credentials);
+    const limited = await expectLimitAcrossReplicas({ limit: PER_CLIENT, over: 4, servedStatus: 200 }, (gateway) => login(gateway, flooding));
     expect(((await limited.json()) as { detail: string }).detail).toContain('for this client');
 
     expect((await login(two, other)).status).toBe(200);
@@ -80,21 +91,20 @@ describe('token endpoint protection across two replicas', () => {
     for (const gateway of [one, two]) {
       await waitFor('the block to reach the replica', async () => (await gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: FORM, body: '' }).then(() => false, () => true)) || undefined);
       // the right secret does not help, nor does the API
-      await expect(gateway.fetch('/oauth2/token', { method: 'POST', ip, headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' })).rejects.toThrow();
+      await expect(tokenRequest(gateway, ip, client)).rejects.toThrow();
       // the probes, the key set, metrics and the API answer it as anyone (a blocked node address must not fail the probes)
       for (const path of ['/healthz', '/readyz', '/.well-known/jwks.json', '/metrics']) expect((await gateway.fetch(path, { ip })).status).toBe(200);
       expect((await gateway.fetch(`${BASE}/ping`, { ip })).status).toBe(401);
     }
     // other addresses log in as before
-    expect((await one.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(client.clientId, client.secret) }, body: 'grant_type=client_credentials' })).status).toBe(200);
+    expect((await tokenRequest(one, freshIp(), client)).status).toBe(200);
   });
 
   it('answers 503 with Retry-After, at once, while as many secrets as it checks at once and may queue are being checked', async () => {
     narrow = await startGateway({ MONGO_DB: database, TOKEN_HASH_CONCURRENCY: '1', TOKEN_HASH_QUEUE: '0' });
     // two clients, each under its own token rate
     const clients = [await createClient(narrow.registry), await createClient(narrow.registry)];
-    const login = (index: number) =>
-      narrow!.fetch('/oauth2/token', { method: 'POST', ip: freshIp(), headers: { ...FORM, Authorization: basic(clients[index % 2]!.clientId, clients[index % 2]!.secret) }, body: 'grant_type=client_credentials' });
+    const login = (index: number) => tokenRequest(narrow!, freshIp(), clients[index % 2]!);
     const responses = await Promise.all(Array.from({ length: 8 }, (_, index) => login(index)));
     const busy = responses.filter((response) => response.status === 503);
     expect(responses.filter((response) => response.status === 200).length).toBeGreaterThanOrEqual(1);
@@ -116,8 +126,7 @@ describe('token endpoint protection across two replicas', () => {
     proxied = await startGateway({ MONGO_DB: database, TRUST_PROXY: '127.0.0.1, 10.254.0.0/16' });
     const proxy = `10.254.${randomInt(256)}.${randomInt(1, 255)}`;
     const own = await createClient(proxied.registry);
-    const login = (secret: string) =>
-      proxied!.fetch('/oauth2/token', { method: 'POST', ip: proxy, headers: { ...FORM, Authorization: basic(own.clientId, secret) }, body: 'grant_type=client_credentials' });
+    const login = (secret: string) => tokenRequest(proxied!, proxy, { ...own, secret });
     for (let attempt = 0; attempt <= FAILURES; attempt += 1) expect((await login('wrong')).status).toBe(401);
     expect((await login(own.secret)).status).toBe(200);
   });

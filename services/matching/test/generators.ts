@@ -105,22 +105,16 @@ export const operationArbitrary: fc.Arbitrary<Operation> = fc.oneof(
   },
 );
 
-/** Runs one generated operation on a matcher. */
+/** Runs one generated operation on a matcher: each kind is the Matcher method of that name. */
 export function perform(matcher: Matcher, operation: Operation): CombinationChange[] {
+  // one line a kind, read as a table; the switch keeps each case's fields typed
   switch (operation.kind) {
-    case 'upsertSnapshot':
-      return matcher.upsertSnapshot(operation.shift);
-    case 'removeSnapshot':
-      return matcher.removeSnapshot(operation.id);
-    case 'upsertResource':
-      return matcher.upsertResource(operation.resource);
-    case 'removeResource':
-      return matcher.removeResource(operation.id);
-    case 'upsertFrozen':
-      return matcher.upsertFrozen(operation.frozen);
-    case 'removeFrozen':
-      return matcher.removeFrozen(operation.id);
-    case 'setFrozen':
-      return matcher.setFrozen(operation.frozen);
+    case 'upsertSnapshot': return matcher.upsertSnapshot(operation.shift);
+    case 'removeSnapshot': return matcher.removeSnapshot(operation.id);
+    case 'upsertResource': return matcher.upsertResource(operation.resource);
+    case 'removeResource': return matcher.removeResource(operation.id);
+    case 'upsertFrozen': return matcher.upsertFrozen(operation.frozen);
+    case 'removeFrozen': return matcher.removeFrozen(operation.id);
+    case 'setFrozen': return matcher.setFrozen(operation.frozen);
   }
 }

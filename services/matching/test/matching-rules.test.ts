@@ -87,6 +87,12 @@ const trOf = (combinations: Map<string, CombinationBody>, availabilityId: string
   combinations.get(availabilityId)?.transport_resource_ids;
 const onlyOn = (combinations: Map<string, CombinationBody>, availabilityId: string, resourceId: string) =>
   JSON.stringify(trOf(combinations, availabilityId)) === JSON.stringify([resourceId]);
+/** Waits until the availability is combined with `resourceId` alone; returns the tenant's combinations. */
+const untilOnlyOn = (tenant: string, availabilityId: string, resourceId: string) =>
+  world.until(tenant, `${availabilityId} on ${resourceId} alone`, (found) => onlyOn(found, availabilityId, resourceId));
+/** Waits until the availability has no combination; returns the tenant's combinations. */
+const untilUncombined = (tenant: string, availabilityId: string) =>
+  world.until(tenant, `${availabilityId} without a combination`, (found) => !found.has(availabilityId));
 
 let sentinels = 0;
 /**
@@ -116,6 +122,25 @@ const resource = (tenant: string, id: string, fields: Data = {}, options?: Publi
 /** Publishes an employee at home base `hb` (or wherever `fields` say). */
 const employee = (tenant: string, id: string, fields: Data = {}, options?: PublishOptions) =>
   world.publish(tenant, 'employee', id, inputs.employee(id, { ...atHomeBase('hb'), ...fields }), options);
+/** Publishes a home base in `city`. */
+const homeBase = (tenant: string, id: string, city: string) => world.publish(tenant, 'home-base', id, inputs.homeBase(id, city));
+
+/** Ids, each with the fields it is published with; a bare id has none. */
+type WithFields = string[] | Record<string, Data>;
+const withFields = (all: WithFields): [string, Data][] => (Array.isArray(all) ? all.map((id) => [id, {}]) : Object.entries(all));
+
+/** A new tenant with these home bases (id → city), then transport resources, then employees, published in that order. */
+async function tenantWith({ homeBases = {}, resources = [], employees = [] }: {
+  homeBases?: Record<string, string>;
+  resources?: WithFields;
+  employees?: WithFields;
+}): Promise<string> {
+  const tenant = newTenant();
+  for (const [id, city] of Object.entries(homeBases)) await homeBase(tenant, id, city);
+  for (const [id, fields] of withFields(resources)) await resource(tenant, id, fields);
+  for (const [id, fields] of withFields(employees)) await employee(tenant, id, fields);
+  return tenant;
+}
 
 /** Publishes an unavailability of an employee or a transport resource; returns its id and body. */
 async function unavailable(tenant: string, parent: 'employee' | 'transport-resource', parentId: string, from: string, to: string) {
@@ -158,11 +183,38 @@ const deployment = (id: string, employeeId: string, availabilityId: string, reso
   planning_id: 'planning-1',
 });
 
+/** Publishes a deployment as the deployments service does. */
+const deploy = (tenant: string, body: Data, options?: PublishOptions) => world.publish(tenant, 'deployment', String(body['id']), body, options);
+
+/** Waits until the availability's snapshot has its address in `city`. */
+const snapshotIn = (tenant: string, availabilityId: string, city: string) =>
+  snapshotUntil(tenant, availabilityId, `a snapshot in ${city}`, (found) => found?.address?.['city'] === city);
+
+/** Rule 8's cast: e1 at home base hb with a shift that started an hour ago and one in two days; e2 at home base `marker` with one in two days. */
+async function startedAndFutureShifts(tenant: string) {
+  const now = Date.now();
+  await employee(tenant, 'e1');
+  await employee(tenant, 'e2', atHomeBase('marker'));
+  const started = await availability(tenant, 'e1', iso(now - HOUR), { max_duration: 'PT10H' });
+  const future = await availability(tenant, 'e1', iso(now + 48 * HOUR));
+  const marker = await availability(tenant, 'e2', iso(now + 48 * HOUR));
+  return { started, future, marker };
+}
+
+/**
+ * Moves hb to `city`, then the home base `marker` to `markerCity`, and waits until e2's shift there shows
+ * the marker's move: home-base events are handled in order, so hb's move is done by then.
+ */
+async function moveHomeBase(tenant: string, city: string, { markerShift, markerCity }: { markerShift: string; markerCity: string }) {
+  await homeBase(tenant, 'hb', city);
+  await homeBase(tenant, 'marker', markerCity);
+  await snapshotIn(tenant, markerShift, markerCity);
+}
+
 describe('matching rules', { timeout: 90_000 }, () => {
   describe('rule 2: the AvailableEmployee snapshot', () => {
     it('consolidates availability, employee, unavailabilities and home base address; rebuilt when the employee changes', async () => {
-      const tenant = newTenant();
-      await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb', 'Gent'));
+      const tenant = await tenantWith({ homeBases: { hb: 'Gent' } });
       const e1 = { driver_skills: ['C'], skills: ['ADR'], costs: { fixed: 7 } };
       await employee(tenant, 'e1', e1);
       // one unavailability in the window but after the guaranteed time, one far from the shift
@@ -208,25 +260,12 @@ describe('matching rules', { timeout: 90_000 }, () => {
 
   describe('rule 8: home base updates', () => {
     it('reach the snapshot of a future availability and leave a started one with the address it had', async () => {
-      const tenant = newTenant();
-      const now = Date.now();
-      await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb', 'Gent'));
-      await world.publish(tenant, 'home-base', 'marker', inputs.homeBase('marker', 'Brugge'));
-      await employee(tenant, 'e1');
-      await world.publish(tenant, 'employee', 'e2', inputs.employee('e2', atHomeBase('marker')));
-      const started = await availability(tenant, 'e1', iso(now - HOUR), { max_duration: 'PT10H' });
-      const future = await availability(tenant, 'e1', iso(now + 48 * HOUR));
-      const marker = await availability(tenant, 'e2', iso(now + 48 * HOUR));
-      for (const id of [started, future]) {
-        await snapshotUntil(tenant, id, 'a snapshot in Gent', (found) => found?.address?.['city'] === 'Gent');
-      }
-      await snapshotUntil(tenant, marker, 'the marker snapshot', (found) => found?.address?.['city'] === 'Brugge');
+      const tenant = await tenantWith({ homeBases: { hb: 'Gent', marker: 'Brugge' } });
+      const { started, future, marker } = await startedAndFutureShifts(tenant);
+      for (const id of [started, future]) await snapshotIn(tenant, id, 'Gent');
+      await snapshotIn(tenant, marker, 'Brugge');
 
-      await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb', 'Antwerpen'));
-      // home-base events are handled in order: once the marker's update shows, hb's is done
-      await world.publish(tenant, 'home-base', 'marker', inputs.homeBase('marker', 'Oostende'));
-      await snapshotUntil(tenant, marker, 'the marker snapshot updated', (found) => found?.address?.['city'] === 'Oostende');
-
+      await moveHomeBase(tenant, 'Antwerpen', { markerShift: marker, markerCity: 'Oostende' });
       expect((await snapshotOf(tenant, future))?.address).toEqual({ city: 'Antwerpen', country_code: 'BE' });
       expect((await snapshotOf(tenant, started))?.address).toEqual({ city: 'Gent', country_code: 'BE' });
     });
@@ -234,8 +273,7 @@ describe('matching rules', { timeout: 90_000 }, () => {
 
   describe('rules 4 and 6: transport resources and their unavailabilities', () => {
     it('matches a transport resource with no unavailability', async () => {
-      const tenant = newTenant();
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ employees: ['e1'] });
       const shift = await availability(tenant, 'e1', at(0));
       await resource(tenant, 'tr1');
       const combinations = await world.until(tenant, 'a combination', (found) => found.has(shift));
@@ -245,40 +283,25 @@ describe('matching rules', { timeout: 90_000 }, () => {
     });
 
     it('keeps a combination when an unavailability overlaps only the window outside the guaranteed time', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1', { costs: { fixed: 1 } });
-      await resource(tenant, 'tr2', { costs: { fixed: 9 } });
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ resources: { tr1: { costs: { fixed: 1 } }, tr2: { costs: { fixed: 9 } } }, employees: ['e1'] });
       // window [0h, 8h), guaranteed [0h, 4h)
       const shift = await availability(tenant, 'e1', at(0), { min_duration: 'PT4H' });
-      const before = await world.until(tenant, 'a combination on tr1', (found) => onlyOn(found, shift, 'tr1'));
-      const unavailability = randomUUID();
-      await world.publish(
-        tenant,
-        'transport-resource-unavailability',
-        `tr1/${unavailability}`,
-        inputs.unavailability('transport_resource_id', 'tr1', unavailability, at(5), at(6)),
-      );
+      const before = await untilOnlyOn(tenant, shift, 'tr1');
+      await unavailable(tenant, 'transport-resource', 'tr1', at(5), at(6));
       const after = await settle(tenant);
       expect(after.get(shift)).toMatchObject({ transport_resource_ids: ['tr1'], version: before.get(shift)?.version });
     });
 
     it('deletes a combination whose guaranteed time an unavailability overlaps, and moves the employee to a free resource', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1', { costs: { fixed: 1 } });
-      await resource(tenant, 'tr2', { costs: { fixed: 9 } });
-      await world.publish(tenant, 'transport-resource', 'tr3', inputs.transportResource('tr3', atHomeBase('hb3')));
-      await employee(tenant, 'e1');
-      await world.publish(tenant, 'employee', 'e3', inputs.employee('e3', atHomeBase('hb3')));
+      const tenant = await tenantWith({
+        resources: { tr1: { costs: { fixed: 1 } }, tr2: { costs: { fixed: 9 } }, tr3: atHomeBase('hb3') },
+        employees: { e1: {}, e3: atHomeBase('hb3') },
+      });
       const moving = await availability(tenant, 'e1', at(0), { min_duration: 'PT4H' });
       const alone = await availability(tenant, 'e3', at(0), { min_duration: 'PT4H' });
       await world.until(tenant, 'both combined', (found) => onlyOn(found, moving, 'tr1') && onlyOn(found, alone, 'tr3'));
 
-      for (const resource of ['tr1', 'tr3']) {
-        const id = randomUUID();
-        const body = inputs.unavailability('transport_resource_id', resource, id, at(3), at(5));
-        await world.publish(tenant, 'transport-resource-unavailability', `${resource}/${id}`, body);
-      }
+      for (const resource of ['tr1', 'tr3']) await unavailable(tenant, 'transport-resource', resource, at(3), at(5));
       const combinations = await world.until(tenant, 'e1 on tr2, e3 without', (found) => onlyOn(found, moving, 'tr2') && !found.has(alone));
       expect([...combinations.keys()]).toEqual([moving]);
       expect([...(await settle(tenant)).values()].map((found) => [found.id, found.transport_resource_ids])).toEqual([[moving, ['tr2']]]);
@@ -287,20 +310,16 @@ describe('matching rules', { timeout: 90_000 }, () => {
 
   describe('rule 5: employee unavailabilities', () => {
     it('removes the combination while one overlaps the guaranteed time, and brings it back when it is deleted', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ resources: ['tr1'], employees: ['e1'] });
       const shift = await availability(tenant, 'e1', at(0));
-      await world.until(tenant, 'a combination', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
 
-      const id = randomUUID();
-      const unavailability = inputs.unavailability('employee_id', 'e1', id, at(2), at(3));
-      await world.publish(tenant, 'employee-unavailability', `e1/${id}`, unavailability);
-      await world.until(tenant, 'the combination removed', (found) => !found.has(shift));
+      const { entityId, body } = await unavailable(tenant, 'employee', 'e1', at(2), at(3));
+      await untilUncombined(tenant, shift);
       expect((await settledSnapshot(tenant, shift))?.unavailabilities).toEqual([{ from: at(2), to: at(3) }]);
       expect((await settle(tenant)).has(shift)).toBe(false);
 
-      await world.publish(tenant, 'employee-unavailability', `e1/${id}`, unavailability, { action: 'deleted' });
+      await world.publish(tenant, 'employee-unavailability', entityId, body, { action: 'deleted' });
       const combinations = await world.until(tenant, 'the combination back', (found) => found.has(shift));
       expect(trOf(combinations, shift)).toEqual(['tr1']);
       expect((await settledSnapshot(tenant, shift))?.unavailabilities).toEqual([]);
@@ -309,20 +328,16 @@ describe('matching rules', { timeout: 90_000 }, () => {
 
   describe('deletions', () => {
     it('deleting a transport resource removes its combinations and finds replacements', async () => {
-      const tenant = newTenant();
-      const tr1 = inputs.transportResource('tr1', { ...atHomeBase('hb'), costs: { fixed: 1 } });
-      const tr2 = inputs.transportResource('tr2', { ...atHomeBase('hb'), costs: { fixed: 5 } });
-      await world.publish(tenant, 'transport-resource', 'tr1', tr1);
-      await world.publish(tenant, 'transport-resource', 'tr2', tr2);
-      await employee(tenant, 'e1');
+      const [tr1, tr2] = [{ costs: { fixed: 1 } }, { costs: { fixed: 5 } }];
+      const tenant = await tenantWith({ resources: { tr1, tr2 }, employees: ['e1'] });
       const shift = await availability(tenant, 'e1', at(0));
-      await world.until(tenant, 'on tr1', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
 
-      await world.publish(tenant, 'transport-resource', 'tr1', tr1, { action: 'deleted' });
-      await world.until(tenant, 'moved to tr2', (found) => onlyOn(found, shift, 'tr2'));
+      await resource(tenant, 'tr1', tr1, { action: 'deleted' });
+      await untilOnlyOn(tenant, shift, 'tr2');
       expect((await get(tenant, '/resource-combination?transport_resource_id=tr1')).body['resource_combinations']).toEqual([]);
 
-      await world.publish(tenant, 'transport-resource', 'tr2', tr2, { action: 'deleted' });
+      await resource(tenant, 'tr2', tr2, { action: 'deleted' });
       await world.until(tenant, 'no combination left', (found) => found.size === 0);
       expect((await settle(tenant)).size).toBe(0);
       // the snapshot stays: only the resources went
@@ -330,13 +345,10 @@ describe('matching rules', { timeout: 90_000 }, () => {
     });
 
     it('deleting an availability removes its combination and snapshot, and frees the resource for another shift', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ resources: ['tr1'], employees: ['e1', 'e2'] });
       const first = randomUUID();
       const firstBody = inputs.availability('e1', first, at(0), { mandatory: true });
       await world.publish(tenant, 'availability', `e1/${first}`, firstBody);
-      await employee(tenant, 'e2');
       const second = await availability(tenant, 'e2', at(1));
       await world.until(tenant, 'the mandatory shift on tr1', (found) => onlyOn(found, first, 'tr1') && !found.has(second));
 
@@ -348,18 +360,14 @@ describe('matching rules', { timeout: 90_000 }, () => {
     });
 
     it('deleting an employee removes the combinations and snapshots of its availabilities', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      const e1 = inputs.employee('e1', atHomeBase('hb'));
-      await world.publish(tenant, 'employee', 'e1', e1);
+      const tenant = await tenantWith({ resources: ['tr1'], employees: ['e1', 'e2'] });
       const monday = await availability(tenant, 'e1', at(0), { mandatory: true });
       const tuesday = await availability(tenant, 'e1', at(24), { mandatory: true });
-      await employee(tenant, 'e2');
       const waiting = await availability(tenant, 'e2', at(2));
       await world.until(tenant, "e1's shifts on tr1", (found) => onlyOn(found, monday, 'tr1') && onlyOn(found, tuesday, 'tr1'));
       expect((await settle(tenant)).has(waiting)).toBe(false);
 
-      await world.publish(tenant, 'employee', 'e1', e1, { action: 'deleted' });
+      await employee(tenant, 'e1', {}, { action: 'deleted' });
       await world.until(tenant, "e1's combinations gone, e2 on tr1", (found) =>
         !found.has(monday) && !found.has(tuesday) && onlyOn(found, waiting, 'tr1'),
       );
@@ -373,11 +381,12 @@ describe('matching rules', { timeout: 90_000 }, () => {
   describe('ad-hoc start locations', () => {
     it('match transport resources whose start location has the same name, and no others', async () => {
       const tenant = newTenant();
+      // published without the helpers' home base: a start location alone
       const north = inputs.transportResource('north', { start_location: { name: 'Depot Noord' } });
       await world.publish(tenant, 'transport-resource', 'north', north);
       const south = inputs.transportResource('south', { start_location: { name: 'Depot Zuid', city: 'Gent' }, costs: { fixed: 0 } });
       await world.publish(tenant, 'transport-resource', 'south', south);
-      await world.publish(tenant, 'transport-resource', 'at-hb', inputs.transportResource('at-hb', atHomeBase('Depot-West')));
+      await resource(tenant, 'at-hb', atHomeBase('Depot-West'));
       await world.publish(tenant, 'employee', 'e1', inputs.employee('e1', { start_location: { name: 'Depot Noord', city: 'Gent' } }));
       await world.publish(tenant, 'employee', 'e2', inputs.employee('e2', { start_location: { name: 'Depot-West' } }));
       const northShift = await availability(tenant, 'e1', at(0));
@@ -406,42 +415,37 @@ describe('matching rules', { timeout: 90_000 }, () => {
       ['one whose required capabilities the employee lacks', { required_capabilities: ['ADR'] }],
     ];
     it.each(cases)('%s', async (_name, fields) => {
-      const tenant = newTenant();
-      await employee(tenant, 'e1', { driver_skills: ['C'] });
+      const tenant = await tenantWith({ employees: { e1: { driver_skills: ['C'] } } });
       const shift = await availability(tenant, 'e1', at(0));
       await resource(tenant, 'tr1', { ...fields });
       expect((await settle(tenant)).has(shift)).toBe(false);
       // the same resource without the obstacle is combined
       await resource(tenant, 'tr1');
-      await world.until(tenant, 'a combination once tr1 is fit', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
       // and loses it when the obstacle comes back
       await resource(tenant, 'tr1', { ...fields });
-      await world.until(tenant, 'the combination removed', (found) => !found.has(shift));
+      await untilUncombined(tenant, shift);
       expect((await settle(tenant)).has(shift)).toBe(false);
     });
   });
 
   describe('the objective', () => {
     it('gives the only transport resource to a mandatory availability over an optional overlapping one', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await employee(tenant, 'optional');
-      await employee(tenant, 'mandatory');
+      const tenant = await tenantWith({ resources: ['tr1'], employees: ['optional', 'mandatory'] });
       const optional = await availability(tenant, 'optional', at(0));
-      await world.until(tenant, 'the optional shift on tr1', (found) => onlyOn(found, optional, 'tr1'));
+      await untilOnlyOn(tenant, optional, 'tr1');
       const mandatory = await availability(tenant, 'mandatory', at(2), { mandatory: true });
-      await world.until(tenant, 'the mandatory shift on tr1', (found) => onlyOn(found, mandatory, 'tr1'));
+      await untilOnlyOn(tenant, mandatory, 'tr1');
       const combinations = await settle(tenant);
       expect([...combinations.keys()]).toEqual([mandatory]);
       expect((combinations.get(mandatory) as Combination).mandatory).toBe(true);
     });
 
     it("prefers the employee's linked transport resource over a cheaper one", async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'cheap', { costs: { fixed: 0 } });
-      await resource(tenant, 'linked', { costs: { fixed: 100 } });
-      await employee(tenant, 'e1', { linked_transport_resource: 'linked' });
-      await employee(tenant, 'e2');
+      const tenant = await tenantWith({
+        resources: { cheap: { costs: { fixed: 0 } }, linked: { costs: { fixed: 100 } } },
+        employees: { e1: { linked_transport_resource: 'linked' }, e2: {} },
+      });
       const linked = await availability(tenant, 'e1', at(0));
       const other = await availability(tenant, 'e2', at(0));
       await world.until(tenant, 'e1 on its linked resource', (found) => onlyOn(found, linked, 'linked') && onlyOn(found, other, 'cheap'));
@@ -452,29 +456,25 @@ describe('matching rules', { timeout: 90_000 }, () => {
     });
 
     it('prefers the lower fixed cost', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'dear', { costs: { fixed: 50 } });
-      await resource(tenant, 'a-mid', { costs: { fixed: 20 } });
-      await resource(tenant, 'z-cheap', { costs: { fixed: 10 } });
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({
+        resources: { dear: { costs: { fixed: 50 } }, 'a-mid': { costs: { fixed: 20 } }, 'z-cheap': { costs: { fixed: 10 } } },
+        employees: ['e1'],
+      });
       const shift = await availability(tenant, 'e1', at(0));
-      await world.until(tenant, 'on the cheapest', (found) => onlyOn(found, shift, 'z-cheap'));
+      await untilOnlyOn(tenant, shift, 'z-cheap');
       expect(trOf(await settle(tenant), shift)).toEqual(['z-cheap']);
     });
   });
 
   describe('planning-bound deployments', () => {
     it('freeze the combination of their availability and keep its transport resource from other shifts until deleted', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await employee(tenant, 'e1');
-      await employee(tenant, 'e2');
+      const tenant = await tenantWith({ resources: ['tr1'], employees: ['e1', 'e2'] });
       const deployed = await availability(tenant, 'e1', at(0));
       const other = await availability(tenant, 'e2', at(1), { mandatory: true });
       await world.until(tenant, 'the mandatory shift on tr1', (found) => onlyOn(found, other, 'tr1') && !found.has(deployed));
 
       const body = deployment('d1', 'e1', deployed, ['tr1'], at(0), at(8));
-      await world.publish(tenant, 'deployment', 'd1', body);
+      await deploy(tenant, body);
       const frozen = await world.until(tenant, 'frozen', (found) => found.get(deployed)?.deployment_id === 'd1' && !found.has(other));
       expect(frozen.get(deployed)).toMatchObject({ employee_id: 'e1', transport_resource_ids: ['tr1'], deployment_id: 'd1' });
       // a new shift overlapping the deployment finds tr1 taken
@@ -484,7 +484,7 @@ describe('matching rules', { timeout: 90_000 }, () => {
       expect([...settled.keys()]).toEqual([deployed]);
       expect(settled.has(late)).toBe(false);
 
-      await world.publish(tenant, 'deployment', 'd1', body, { action: 'deleted' });
+      await deploy(tenant, body, { action: 'deleted' });
       // one event changes several combinations, written side by side: wait for all of them
       const unfrozen = (found: Map<string, CombinationBody>) =>
         [...found.values()].some((one) => onlyOn(found, one.id, 'tr1')) && [...found.values()].every((one) => !one.deployment_id);
@@ -498,12 +498,9 @@ describe('matching rules', { timeout: 90_000 }, () => {
     });
 
     it('a journey (start_location at_last_end) goes on only with the transport resources of the preceding deployment', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1', { costs: { fixed: 50 } });
-      await resource(tenant, 'tr2', { costs: { fixed: 0 } });
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ resources: { tr1: { costs: { fixed: 50 } }, tr2: { costs: { fixed: 0 } } }, employees: ['e1'] });
       const first = await availability(tenant, 'e1', at(0));
-      await world.publish(tenant, 'deployment', 'd1', deployment('d1', 'e1', first, ['tr1'], at(0), at(8)));
+      await deploy(tenant, deployment('d1', 'e1', first, ['tr1'], at(0), at(8)));
       const journey = await availability(tenant, 'e1', at(10), { start_location: { at_last_end: true } });
 
       const combinations = await world.until(tenant, 'the journey on tr1', (found) =>
@@ -514,9 +511,8 @@ describe('matching rules', { timeout: 90_000 }, () => {
       expect((await settledSnapshot(tenant, journey))?.location).toEqual({ at_last_end: true, transport_resource_ids: ['tr1'] });
 
       // tr1 unavailable: the journey has nothing else, though tr2 is free at the home base
-      const id = randomUUID();
       await unavailable(tenant, 'transport-resource', 'tr1', at(11), at(12));
-      await world.until(tenant, 'the journey without a combination', (found) => !found.has(journey));
+      await untilUncombined(tenant, journey);
       const settled = await settle(tenant);
       expect([...settled.keys()]).toEqual([first]);
     });
@@ -525,43 +521,40 @@ describe('matching rules', { timeout: 90_000 }, () => {
   describe('events out of order and duplicates', () => {
     it('an availability (and an unavailability) before its employee are matched once the employee comes', async () => {
       const tenant = newTenant();
-      const shift = randomUUID();
-      await world.publish(tenant, 'availability', `e1/${shift}`, inputs.availability('e1', shift, at(0), { min_duration: 'PT4H' }));
-      const id = randomUUID();
-      await world.publish(tenant, 'employee-unavailability', `e1/${id}`, inputs.unavailability('employee_id', 'e1', id, at(5), at(6)));
+      const shift = await availability(tenant, 'e1', at(0), { min_duration: 'PT4H' });
+      await unavailable(tenant, 'employee', 'e1', at(5), at(6));
       await resource(tenant, 'tr1');
       expect((await settle(tenant)).has(shift)).toBe(false);
       expect(await snapshotOf(tenant, shift)).toBeUndefined();
 
       await employee(tenant, 'e1');
-      await world.until(tenant, 'the combination', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
       expect((await settledSnapshot(tenant, shift))?.unavailabilities).toEqual([{ from: at(5), to: at(6) }]);
     });
 
     it('an older version of a transport resource after a newer one changes nothing', async () => {
-      const tenant = newTenant();
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ employees: ['e1'] });
       const shift = await availability(tenant, 'e1', at(0));
       await resource(tenant, 'tr1', {}, { version: 1 });
-      await world.until(tenant, 'the combination', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
 
       await resource(tenant, 'tr1', { inactive: true }, { version: 3 });
-      await world.until(tenant, 'the combination removed', (found) => !found.has(shift));
+      await untilUncombined(tenant, shift);
       await resource(tenant, 'tr1', {}, { version: 2, action: 'updated' });
       expect((await settle(tenant)).has(shift)).toBe(false);
 
+      // version 4, newer than the inactive version 3, brings the combination back
       await resource(tenant, 'tr1', {}, { version: 4 });
-      await world.until(tenant, 'the combination back with version 4', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
     });
 
     it('the same event twice gives the same result', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
+      const tenant = await tenantWith({ resources: ['tr1'] });
       const employeeEvent = await employee(tenant, 'e1', { skills: ['ADR'] });
       const shift = randomUUID();
       const body = inputs.availability('e1', shift, at(0));
       const created = await world.publish(tenant, 'availability', `e1/${shift}`, body);
-      const before = await world.until(tenant, 'the combination', (found) => onlyOn(found, shift, 'tr1'));
+      const before = await untilOnlyOn(tenant, shift, 'tr1');
       const snapshotBefore = await settledSnapshot(tenant, shift);
 
       await republish(employeeEvent);
@@ -572,7 +565,7 @@ describe('matching rules', { timeout: 90_000 }, () => {
 
       // once deleted, a late copy of its creation does not bring it back
       await world.publish(tenant, 'availability', `e1/${shift}`, body, { action: 'deleted' });
-      await world.until(tenant, 'the combination removed', (found) => !found.has(shift));
+      await untilUncombined(tenant, shift);
       await republish(created);
       expect((await settle(tenant)).has(shift)).toBe(false);
       expect(await snapshotOf(tenant, shift)).toBeUndefined();
@@ -581,58 +574,50 @@ describe('matching rules', { timeout: 90_000 }, () => {
 
   describe('edges of the same rules', () => {
     it('rule 6: an unavailability moved off the guaranteed time (touching its end) gives the combination back', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ resources: ['tr1'], employees: ['e1'] });
       // window [0h, 8h), guaranteed [0h, 4h)
       const shift = await availability(tenant, 'e1', at(0), { min_duration: 'PT4H' });
-      await world.until(tenant, 'on tr1', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
       const { entityId, body } = await unavailable(tenant, 'transport-resource', 'tr1', at(1), at(2));
-      await world.until(tenant, 'removed', (found) => !found.has(shift));
+      await untilUncombined(tenant, shift);
       const moved = { ...body, from: at(4), to: at(5) };
       await world.publish(tenant, 'transport-resource-unavailability', entityId, moved);
-      await world.until(tenant, 'back on tr1', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
       await world.publish(tenant, 'transport-resource-unavailability', entityId, moved, { action: 'deleted' });
       expect(trOf(await settle(tenant), shift)).toEqual(['tr1']);
     });
 
     it('rule 6: an unavailability that comes before its transport resource holds once the resource comes', async () => {
-      const tenant = newTenant();
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ employees: ['e1'] });
       const shift = await availability(tenant, 'e1', at(0));
       await unavailable(tenant, 'transport-resource', 'tr1', at(1), at(2));
       await resource(tenant, 'tr1', { costs: { fixed: 0 } });
       await resource(tenant, 'tr2', { costs: { fixed: 10 } });
-      await world.until(tenant, 'on tr2', (found) => onlyOn(found, shift, 'tr2'));
+      await untilOnlyOn(tenant, shift, 'tr2');
       expect(trOf(await settle(tenant), shift)).toEqual(['tr2']);
     });
 
     it('rule 2: an employee moving to another home base takes its shifts to the resources there', async () => {
-      const tenant = newTenant();
-      await world.publish(tenant, 'home-base', 'hb1', inputs.homeBase('hb1', 'Gent'));
-      await world.publish(tenant, 'home-base', 'hb2', inputs.homeBase('hb2', 'Luik'));
-      await resource(tenant, 'tr1', atHomeBase('hb1'));
-      await resource(tenant, 'tr2', atHomeBase('hb2'));
-      await employee(tenant, 'e1', atHomeBase('hb1'));
+      const tenant = await tenantWith({
+        homeBases: { hb1: 'Gent', hb2: 'Luik' },
+        resources: { tr1: atHomeBase('hb1'), tr2: atHomeBase('hb2') },
+        employees: { e1: atHomeBase('hb1') },
+      });
       const shift = await availability(tenant, 'e1', at(0));
-      await world.until(tenant, 'on tr1', (found) => onlyOn(found, shift, 'tr1'));
+      await untilOnlyOn(tenant, shift, 'tr1');
       await employee(tenant, 'e1', atHomeBase('hb2'));
-      await world.until(tenant, 'on tr2', (found) => onlyOn(found, shift, 'tr2'));
+      await untilOnlyOn(tenant, shift, 'tr2');
       expect(await settledSnapshot(tenant, shift)).toMatchObject({ location: { home_base_id: 'hb2' }, address: { city: 'Luik' } });
     });
 
     it('a planning-bound deployment moved to another employee frees the first shift and freezes the other', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await resource(tenant, 'tr2');
-      await employee(tenant, 'e1');
-      await employee(tenant, 'e2');
+      const tenant = await tenantWith({ resources: ['tr1', 'tr2'], employees: ['e1', 'e2'] });
       const first = await availability(tenant, 'e1', at(0));
       const second = await availability(tenant, 'e2', at(0));
       await world.until(tenant, 'both combined', (found) => found.has(first) && found.has(second));
-      await world.publish(tenant, 'deployment', 'd1', deployment('d1', 'e1', first, ['tr1'], at(0), at(8)));
+      await deploy(tenant, deployment('d1', 'e1', first, ['tr1'], at(0), at(8)));
       await world.until(tenant, 'e1 frozen', (found) => found.get(first)?.deployment_id === 'd1' && onlyOn(found, second, 'tr2'));
-      await world.publish(tenant, 'deployment', 'd1', deployment('d1', 'e2', second, ['tr1'], at(0), at(8)));
+      await deploy(tenant, deployment('d1', 'e2', second, ['tr1'], at(0), at(8)));
       const combinations = await world.until(tenant, 'e2 frozen, e1 on tr2', (found) =>
         found.get(second)?.deployment_id === 'd1' && onlyOn(found, first, 'tr2') && found.get(first)?.deployment_id === undefined,
       );
@@ -640,47 +625,39 @@ describe('matching rules', { timeout: 90_000 }, () => {
     });
 
     it('a planning-bound deployment that changes its transport resource frees the one it took', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await resource(tenant, 'tr2');
-      await resource(tenant, 'tr9', atHomeBase('elsewhere'));
-      await employee(tenant, 'e1');
-      await employee(tenant, 'e2');
-      await employee(tenant, 'e3');
+      const tenant = await tenantWith({ resources: { tr1: {}, tr2: {}, tr9: atHomeBase('elsewhere') }, employees: ['e1', 'e2', 'e3'] });
       const first = await availability(tenant, 'e1', at(0));
-      await world.publish(tenant, 'deployment', 'd1', deployment('d1', 'e1', first, ['tr1'], at(0), at(8)));
+      await deploy(tenant, deployment('d1', 'e1', first, ['tr1'], at(0), at(8)));
       const second = await availability(tenant, 'e2', at(1));
       const third = await availability(tenant, 'e3', at(2));
       await world.until(tenant, 'one of e2 and e3 on tr2', (found) => found.get(first)?.deployment_id === 'd1' && found.size === 2);
       const before = await settle(tenant);
       expect(before.size).toBe(2);
-      await world.publish(tenant, 'deployment', 'd1', deployment('d1', 'e1', first, ['tr9'], at(0), at(8)));
+      await deploy(tenant, deployment('d1', 'e1', first, ['tr9'], at(0), at(8)));
       const after = await world.until(tenant, 'placed', (found) => found.has(second) && found.has(third) && onlyOn(found, first, 'tr9'));
       expect([trOf(after, second)?.[0], trOf(after, third)?.[0]].sort()).toEqual(['tr1', 'tr2']);
     });
 
-    it('a planning-bound deployment naming no availability holds the overlapping shift of its employee', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1', { costs: { fixed: 10 } });
-      await resource(tenant, 'tr2', { costs: { fixed: 0 } });
-      await employee(tenant, 'e1');
+    /** e1's shift on tr2, the cheaper, leaving tr1 free for a deployment to take. */
+    async function shiftOnTheCheaperResource() {
+      const tenant = await tenantWith({ resources: { tr1: { costs: { fixed: 10 } }, tr2: { costs: { fixed: 0 } } }, employees: ['e1'] });
       const shift = await availability(tenant, 'e1', at(0));
-      await world.until(tenant, 'on tr2', (found) => onlyOn(found, shift, 'tr2'));
+      await untilOnlyOn(tenant, shift, 'tr2');
+      return { tenant, shift };
+    }
+
+    it('a planning-bound deployment naming no availability holds the overlapping shift of its employee', async () => {
+      const { tenant, shift } = await shiftOnTheCheaperResource();
       const { availability_id: _none, ...body } = deployment('d1', 'e1', shift, ['tr1'], at(1), at(5));
-      await world.publish(tenant, 'deployment', 'd1', body);
+      await deploy(tenant, body);
       const combinations = await world.until(tenant, 'frozen on tr1', (found) => found.get(shift)?.deployment_id === 'd1');
       expect(trOf(combinations, shift)).toEqual(['tr1']);
     });
 
     it('an external deployment (no planning_id) freezes nothing', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1', { costs: { fixed: 10 } });
-      await resource(tenant, 'tr2', { costs: { fixed: 0 } });
-      await employee(tenant, 'e1');
-      const shift = await availability(tenant, 'e1', at(0));
-      await world.until(tenant, 'on tr2', (found) => onlyOn(found, shift, 'tr2'));
+      const { tenant, shift } = await shiftOnTheCheaperResource();
       const { availability_id: _a, planning_id: _p, ...external } = deployment('d1', 'e1', shift, ['tr1'], at(0), at(8));
-      await world.publish(tenant, 'deployment', 'd1', external);
+      await deploy(tenant, external);
       await employee(tenant, 'e2');
       const other = await availability(tenant, 'e2', at(0));
       const combinations = await settle(tenant, { deployments: true });
@@ -690,42 +667,35 @@ describe('matching rules', { timeout: 90_000 }, () => {
     });
 
     it('a journey waits for the deployment it continues, and loses its resource when that deployment goes', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1', { costs: { fixed: 50 } });
-      await resource(tenant, 'tr2', { costs: { fixed: 0 } });
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ resources: { tr1: { costs: { fixed: 50 } }, tr2: { costs: { fixed: 0 } } }, employees: ['e1'] });
       const first = await availability(tenant, 'e1', at(0));
       const journey = await availability(tenant, 'e1', at(10), { start_location: { at_last_end: true } });
-      await world.until(tenant, 'the first shift on tr2', (found) => onlyOn(found, first, 'tr2'));
+      await untilOnlyOn(tenant, first, 'tr2');
       expect((await settle(tenant)).has(journey)).toBe(false);
       expect((await snapshotOf(tenant, journey))?.location).toEqual({ at_last_end: true, transport_resource_ids: [] });
 
       const body = deployment('d1', 'e1', first, ['tr1'], at(0), at(8));
-      await world.publish(tenant, 'deployment', 'd1', body);
+      await deploy(tenant, body);
       await world.until(tenant, 'the journey on tr1', (found) => onlyOn(found, journey, 'tr1') && found.get(first)?.deployment_id === 'd1');
-      await world.publish(tenant, 'deployment', 'd1', body, { action: 'deleted' });
+      await deploy(tenant, body, { action: 'deleted' });
       const after = await world.until(tenant, 'the journey without', (found) => !found.has(journey) && onlyOn(found, first, 'tr2'));
       expect(after.get(first)?.deployment_id).toBeUndefined();
       expect((await settledSnapshot(tenant, journey))?.location).toEqual({ at_last_end: true, transport_resource_ids: [] });
     });
 
     it('most matched: a new shift moves a placed one to a dearer free resource', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1', { costs: { fixed: 0 } });
-      await resource(tenant, 'tr2', { costs: { fixed: 5 }, requirements: ['CE'] });
-      await employee(tenant, 'e1', { driver_skills: ['CE'] });
+      const tenant = await tenantWith({
+        resources: { tr1: { costs: { fixed: 0 } }, tr2: { costs: { fixed: 5 }, requirements: ['CE'] } },
+        employees: { e1: { driver_skills: ['CE'] }, e2: {} },
+      });
       const skilled = await availability(tenant, 'e1', at(0));
-      await world.until(tenant, 'e1 on tr1', (found) => onlyOn(found, skilled, 'tr1'));
-      await employee(tenant, 'e2');
+      await untilOnlyOn(tenant, skilled, 'tr1');
       const plain = await availability(tenant, 'e2', at(2));
       await world.until(tenant, 'e1 on tr2, e2 on tr1', (found) => onlyOn(found, skilled, 'tr2') && onlyOn(found, plain, 'tr1'));
     });
 
     it('a mandatory shift makes the optional ones on both sides give way, and they come back when it goes', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await employee(tenant, 'e1');
-      await employee(tenant, 'e2');
+      const tenant = await tenantWith({ resources: ['tr1'], employees: ['e1', 'e2'] });
       const morning = await availability(tenant, 'e1', at(0));
       const evening = await availability(tenant, 'e1', at(10));
       await world.until(tenant, 'both optional on tr1', (found) => onlyOn(found, morning, 'tr1') && onlyOn(found, evening, 'tr1'));
@@ -739,41 +709,39 @@ describe('matching rules', { timeout: 90_000 }, () => {
 
     it('rule 8: a started shift whose home base comes after it takes the address once, then keeps it', async () => {
       const tenant = newTenant();
-      const now = Date.now();
-      await employee(tenant, 'e1');
-      await employee(tenant, 'e2', atHomeBase('marker'));
-      const started = await availability(tenant, 'e1', iso(now - HOUR), { max_duration: 'PT10H' });
-      const marker = await availability(tenant, 'e2', iso(now + 48 * HOUR));
+      const { started, marker } = await startedAndFutureShifts(tenant);
       await snapshotUntil(tenant, started, 'a snapshot', (found) => found !== undefined);
       expect((await settledSnapshot(tenant, started))?.address).toBeUndefined();
-      await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb', 'Gent'));
-      await snapshotUntil(tenant, started, 'the address', (found) => found?.address?.['city'] === 'Gent');
-      await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb', 'Antwerpen'));
-      await world.publish(tenant, 'home-base', 'marker', inputs.homeBase('marker', 'Brugge'));
-      await snapshotUntil(tenant, marker, 'the marker', (found) => found?.address?.['city'] === 'Brugge');
+      await homeBase(tenant, 'hb', 'Gent');
+      await snapshotIn(tenant, started, 'Gent');
+      await moveHomeBase(tenant, 'Antwerpen', { markerShift: marker, markerCity: 'Brugge' });
       expect((await snapshotOf(tenant, started))?.address).toEqual({ city: 'Gent', country_code: 'BE' });
     });
 
+    /** Runs `scenario` once for each order, each time in a new tenant with e1's shift at 0h; returns what each run gave. */
+    async function inEachOrder<T>(orders: T[][], scenario: (tenant: string, shift: string, order: T[]) => Promise<unknown>) {
+      const results: unknown[] = [];
+      for (const order of orders) {
+        const tenant = await tenantWith({ employees: ['e1'] });
+        results.push(await scenario(tenant, await availability(tenant, 'e1', at(0)), order));
+      }
+      return results;
+    }
+
     it('rule 2: unavailabilities that start together are listed the same whatever order they came in', async () => {
-      const listed: unknown[] = [];
-      for (const order of [[6, 7], [7, 6]]) {
-        const tenant = newTenant();
-        await employee(tenant, 'e1');
-        const shift = await availability(tenant, 'e1', at(0));
+      const listed = await inEachOrder([[6, 7], [7, 6]], async (tenant, shift, order) => {
         for (const end of order) await unavailable(tenant, 'employee', 'e1', at(5), at(end));
         await snapshotUntil(tenant, shift, 'both unavailabilities', (found) => found?.unavailabilities.length === 2);
-        listed.push((await settledSnapshot(tenant, shift))?.unavailabilities);
-      }
+        return (await settledSnapshot(tenant, shift))?.unavailabilities;
+      });
       expect(listed[0]).toEqual([{ from: at(5), to: at(6) }, { from: at(5), to: at(7) }]);
       expect(listed[1]).toEqual(listed[0]);
     });
 
     it('a frozen combination follows the capabilities of its transport resource', async () => {
-      const tenant = newTenant();
-      await resource(tenant, 'tr1');
-      await employee(tenant, 'e1');
+      const tenant = await tenantWith({ resources: ['tr1'], employees: ['e1'] });
       const shift = await availability(tenant, 'e1', at(0));
-      await world.publish(tenant, 'deployment', 'd1', deployment('d1', 'e1', shift, ['tr1'], at(0), at(8)));
+      await deploy(tenant, deployment('d1', 'e1', shift, ['tr1'], at(0), at(8)));
       await world.until(tenant, 'frozen', (found) => found.get(shift)?.deployment_id === 'd1');
       await resource(tenant, 'tr1', { capabilities: ['tail-lift'] });
       const combinations = await world.until(tenant, 'with the capability', (found) => found.get(shift)?.capabilities[0] === 'tail-lift');
@@ -781,20 +749,16 @@ describe('matching rules', { timeout: 90_000 }, () => {
     });
 
     it('of two planning-bound deployments holding one availability, the same one shows whatever order they came in', async () => {
-      const shown: unknown[] = [];
-      for (const order of [['d-late', 'd-early'], ['d-early', 'd-late']]) {
-        const tenant = newTenant();
-        await employee(tenant, 'e1');
-        const shift = await availability(tenant, 'e1', at(0));
+      const shown = await inEachOrder([['d-late', 'd-early'], ['d-early', 'd-late']], async (tenant, shift, order) => {
         const bodies: Record<string, Data> = {
           'd-early': deployment('d-early', 'e1', shift, ['tr1'], at(0), at(4)),
           'd-late': deployment('d-late', 'e1', shift, ['tr2'], at(4), at(8)),
         };
-        for (const id of order) await world.publish(tenant, 'deployment', id, bodies[id] as Data);
+        for (const id of order) await deploy(tenant, bodies[id] as Data);
         await world.until(tenant, 'frozen', (found) => found.get(shift)?.deployment_id !== undefined);
         const combination = (await settle(tenant, { deployments: true })).get(shift);
-        shown.push([combination?.deployment_id, combination?.transport_resource_ids]);
-      }
+        return [combination?.deployment_id, combination?.transport_resource_ids];
+      });
       expect(shown[0]).toEqual(['d-early', ['tr1']]);
       expect(shown[1]).toEqual(shown[0]);
     });
@@ -806,11 +770,10 @@ describe('matching rules', { timeout: 90_000 }, () => {
     let tuesday: string;
     let other: string;
     beforeAll(async () => {
-      tenant = newTenant();
-      await world.publish(tenant, 'transport-resource', 'tr1', inputs.transportResource('tr1', atHomeBase('hb1')));
-      await world.publish(tenant, 'transport-resource', 'tr2', inputs.transportResource('tr2', atHomeBase('hb2')));
-      await world.publish(tenant, 'employee', 'e1', inputs.employee('e1', atHomeBase('hb1')));
-      await world.publish(tenant, 'employee', 'e2', inputs.employee('e2', { ...atHomeBase('hb2'), linked_transport_resource: 'tr2' }));
+      tenant = await tenantWith({
+        resources: { tr1: atHomeBase('hb1'), tr2: atHomeBase('hb2') },
+        employees: { e1: atHomeBase('hb1'), e2: { ...atHomeBase('hb2'), linked_transport_resource: 'tr2' } },
+      });
       monday = await availability(tenant, 'e1', at(0));
       tuesday = await availability(tenant, 'e1', at(24));
       other = await availability(tenant, 'e2', at(2));
@@ -925,20 +888,20 @@ describe('matching rules', { timeout: 90_000 }, () => {
         for await (const message of messages) received.push({ subject: message.subject, event: message.json<EventEnvelope>() });
       })();
       try {
-        const tr1 = inputs.transportResource('tr1', { ...atHomeBase('hb'), costs: { fixed: 1 } });
-        await world.publish(tenant, 'transport-resource', 'tr1', tr1);
+        const tr1 = { costs: { fixed: 1 } };
+        await resource(tenant, 'tr1', tr1);
         await employee(tenant, 'e1');
         const shift = randomUUID();
         const body = inputs.availability('e1', shift, at(0));
         await world.publish(tenant, 'availability', `e1/${shift}`, body);
-        await world.until(tenant, 'on tr1', (found) => onlyOn(found, shift, 'tr1'));
+        await untilOnlyOn(tenant, shift, 'tr1');
         await resource(tenant, 'tr2', { costs: { fixed: 9 } });
-        await world.publish(tenant, 'transport-resource', 'tr1', { ...tr1, capabilities: ['tail-lift'] });
+        await resource(tenant, 'tr1', { ...tr1, capabilities: ['tail-lift'] });
         await world.until(tenant, 'with the capability', (found) => found.get(shift)?.capabilities.includes('tail-lift') === true);
-        await world.publish(tenant, 'transport-resource', 'tr1', { ...tr1, capabilities: ['tail-lift'] }, { action: 'deleted' });
-        await world.until(tenant, 'moved to tr2', (found) => onlyOn(found, shift, 'tr2'));
+        await resource(tenant, 'tr1', { ...tr1, capabilities: ['tail-lift'] }, { action: 'deleted' });
+        await untilOnlyOn(tenant, shift, 'tr2');
         await world.publish(tenant, 'availability', `e1/${shift}`, body, { action: 'deleted' });
-        await world.until(tenant, 'gone', (found) => !found.has(shift));
+        await untilUncombined(tenant, shift);
 
         const ofCombination = () =>
           received.filter(({ event }) => event.type.startsWith('resource-combination.') && event.entity_id === shift);
@@ -987,32 +950,22 @@ describe('matching rules', { timeout: 90_000 }, () => {
       let tenant = '';
       let partition = -1;
       for (let tries = 0; tries < 40 && partition < 2; tries++) {
-        tenant = newTenant();
-        await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb', 'Gent'));
+        tenant = await tenantWith({ homeBases: { hb: 'Gent' } });
         partition = await partitionOf(tenant);
       }
       expect(partition).toBeGreaterThanOrEqual(2);
 
-      const now = Date.now();
-      await world.publish(tenant, 'home-base', 'marker', inputs.homeBase('marker', 'Brugge'));
-      await employee(tenant, 'e1');
-      await employee(tenant, 'e2', atHomeBase('marker'));
-      const started = await availability(tenant, 'e1', iso(now - HOUR), { max_duration: 'PT10H' });
-      const future = await availability(tenant, 'e1', iso(now + 48 * HOUR));
-      const marker = await availability(tenant, 'e2', iso(now + 48 * HOUR));
-      for (const id of [started, future]) {
-        await snapshotUntil(tenant, id, 'a snapshot in Gent', (found) => found?.address?.['city'] === 'Gent');
-      }
-      await world.publish(tenant, 'home-base', 'hb', inputs.homeBase('hb', 'Antwerpen'));
-      await world.publish(tenant, 'home-base', 'marker', inputs.homeBase('marker', 'Oostende'));
-      await snapshotUntil(tenant, marker, 'the marker updated', (found) => found?.address?.['city'] === 'Oostende');
+      await homeBase(tenant, 'marker', 'Brugge');
+      const { started, future, marker } = await startedAndFutureShifts(tenant);
+      for (const id of [started, future]) await snapshotIn(tenant, id, 'Gent');
+      await moveHomeBase(tenant, 'Antwerpen', { markerShift: marker, markerCity: 'Oostende' });
       expect((await snapshotOf(tenant, started))?.address).toEqual({ city: 'Gent', country_code: 'BE' });
 
       await world.startReplica({ MONGO_DB: String(first.env.variables['MONGO_DB']), MATCHING_REPLICA_ID: 'second' });
       await waitFor("the second replica holds the tenant's partition", async () => (await owners()).get(partition) === 'second');
       // the next event of the tenant is handled by the second replica, which loads the tenant from the database
-      await world.publish(tenant, 'home-base', 'marker', inputs.homeBase('marker', 'Namen'));
-      await snapshotUntil(tenant, marker, 'the marker updated again', (found) => found?.address?.['city'] === 'Namen');
+      await homeBase(tenant, 'marker', 'Namen');
+      await snapshotIn(tenant, marker, 'Namen');
       expect((await snapshotOf(tenant, future))?.address).toEqual({ city: 'Antwerpen', country_code: 'BE' });
       expect((await snapshotOf(tenant, started))?.address).toEqual({ city: 'Gent', country_code: 'BE' });
     });

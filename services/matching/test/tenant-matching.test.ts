@@ -53,6 +53,16 @@ const deployment = (id: string, employeeId: string, resourceIds: string[], [from
     ...fields,
   });
 
+/** Home base hb with these transport resources, and two employees with a shift each: e1's a1 and e2's a2 (6:00–14:00 unless told). */
+const twoShifts = (resourceIds: string[], { a2 = [6, 14], shiftFields = {} }: { a2?: Hours; shiftFields?: Data } = {}): Input[] => [
+  homeBase('hb'),
+  ...resourceIds.map((id) => resource(id)),
+  employee('e1'),
+  availability('e1', 'a1', [6, 14], shiftFields),
+  employee('e2'),
+  availability('e2', 'a2', a2, shiftFields),
+];
+
 /** The live (matcher-owned) combinations, as the engine hands stored ones back to restore. */
 function liveCombinations(tenant: TenantMatching): Combination[] {
   return tenant.availabilityIds().flatMap((availabilityId) => {
@@ -355,15 +365,7 @@ describe('rule 8: home base updates reach future shifts only', () => {
 
 describe('deployments', () => {
   it('a planning-bound deployment freezes the combination it names, with its deployment id, and takes its resources', () => {
-    const tenant = tenantOf([
-      homeBase('hb'),
-      resource('r1'),
-      resource('r2'),
-      employee('e1'),
-      availability('e1', 'a1', [6, 14]),
-      employee('e2'),
-      availability('e2', 'a2', [10, 18]),
-    ]);
+    const tenant = tenantOf(twoShifts(['r1', 'r2'], { a2: [10, 18] }));
     expect(pairs(tenant)).toEqual({ a1: 'r1', a2: 'r2' });
     const touched = tenant.apply(deployment('d1', 'e1', ['r2'], [7, 13], { planning_id: 'p1', availability_id: 'a1' }), BEFORE_EVERYTHING);
     expect(touched.snapshots.has('a1')).toBe(true);
@@ -384,15 +386,7 @@ describe('deployments', () => {
   it('a deployment that moves from employee A to employee B rebuilds the shifts of both', () => {
     // both employees continue a journey after their last deployment: the deployment decides their start
     const before = deployment('d1', 'e1', ['r9'], [0, 4], { planning_id: 'p1' });
-    const tenant = tenantOf([
-      homeBase('hb'),
-      resource('r9'),
-      employee('e1'),
-      availability('e1', 'a1', [6, 14], { start_location: { at_last_end: true } }),
-      employee('e2'),
-      availability('e2', 'a2', [6, 14], { start_location: { at_last_end: true } }),
-      before,
-    ]);
+    const tenant = tenantOf([...twoShifts(['r9'], { shiftFields: { start_location: { at_last_end: true } } }), before]);
     expect(tenant.availableEmployee('a1')?.location).toEqual({ kind: 'journey', transportResourceIds: ['r9'] });
     expect(tenant.availableEmployee('a2')?.location).toEqual({ kind: 'journey', transportResourceIds: [] });
     expect(pairs(tenant)).toEqual({ a1: 'r9' });
@@ -406,16 +400,7 @@ describe('deployments', () => {
 
   it('a frozen combination that moves to another employee frees the first one’s shift and holds the other’s', () => {
     const frozen = deployment('d1', 'e1', ['r1'], [6, 14], { planning_id: 'p1' });
-    const tenant = tenantOf([
-      homeBase('hb'),
-      resource('r1'),
-      resource('r2'),
-      employee('e1'),
-      availability('e1', 'a1', [6, 14]),
-      employee('e2'),
-      availability('e2', 'a2', [6, 14]),
-      frozen,
-    ]);
+    const tenant = tenantOf([...twoShifts(['r1', 'r2']), frozen]);
     expect(pairs(tenant)).toEqual({ a1: 'r1 (d1)', a2: 'r2' });
     const touched = tenant.apply(updated(frozen, { employee_id: 'e2' }), BEFORE_EVERYTHING);
     expect(touched.snapshots).toEqual(new Set(['a1', 'a2']));
