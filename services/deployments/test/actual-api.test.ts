@@ -1,23 +1,12 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { inListOrder } from '@rm/store';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  actualBody,
-  actualClient,
-  BASE,
-  json,
-  newTenant,
-  startDeploymentsWorld,
-  stored,
-  type ActualClient,
-  type DeploymentsWorld,
-} from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { actualBody, BASE, json, newTenant, stored, useDeploymentsWorld } from './helpers.js';
+import { expectProblem } from './deployment-helpers.js';
 
 const tenant = newTenant('actual_api');
 const otherTenant = newTenant('actual_api_b');
-let world: DeploymentsWorld;
-let alice: ActualClient;
-let bob: ActualClient;
+// alice works in the tenant, bob in the other one
+const { world, clients: [alice, bob] } = useDeploymentsWorld(tenant, otherTenant);
 
 let counter = 0;
 /** A fresh employee, known to the service, so that every test works on actuals of its own. */
@@ -25,24 +14,6 @@ async function newEmployee(): Promise<string> {
   const id = `emp-${(counter += 1)}`;
   await world.employee(tenant, id);
   return id;
-}
-
-beforeAll(async () => {
-  world = await startDeploymentsWorld();
-  alice = actualClient(world.harness, await world.harness.as(tenant));
-  bob = actualClient(world.harness, await world.harness.as(otherTenant));
-});
-
-afterAll(async () => {
-  await world?.close();
-});
-
-function expectProblem(response: LightMyRequestResponse, status: number): Record<string, unknown> {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = json(response);
-  expect(problem).toMatchObject({ title: expect.any(String), detail: expect.any(String) });
-  return problem;
 }
 
 describe('PUT /means/{employee_id}/actual/{actual_id}', () => {

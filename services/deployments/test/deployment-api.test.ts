@@ -1,5 +1,5 @@
 import { inListOrder } from '@rm/store';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BASE, json, newTenant } from './helpers.js';
 import {
   at,
@@ -8,18 +8,15 @@ import {
   deploymentClient,
   expectProblem,
   spanBody,
-  startDeploymentWorld,
   storedFields,
+  useDeploymentWorld,
   type Deployment,
-  type DeploymentClient,
-  type DeploymentWorld,
 } from './deployment-helpers.js';
 
 const tenant = newTenant('deployment_api');
 const otherTenant = newTenant('deployment_api_b');
-let dw: DeploymentWorld;
-let alice: DeploymentClient;
-let bob: DeploymentClient;
+// alice works in the tenant, bob in the other one
+const { world: dw, clients: [alice, bob] } = useDeploymentWorld(tenant, otherTenant);
 
 let counter = 0;
 /** A fresh employee and `trucks` fresh transport resources, known to the service. */
@@ -29,16 +26,6 @@ async function newResources(trucks = 2): Promise<{ employee: string; trucks: str
   await dw.known(tenant, { employees: [resources.employee], trucks: resources.trucks });
   return resources;
 }
-
-beforeAll(async () => {
-  dw = await startDeploymentWorld();
-  alice = deploymentClient(dw.harness, await dw.harness.as(tenant));
-  bob = deploymentClient(dw.harness, await dw.harness.as(otherTenant));
-});
-
-afterAll(async () => {
-  await dw?.close();
-});
 
 describe('PUT /deployment/{id}', () => {
   it('creates it: 201 with the representation, version 1, ETag and an absolute Location', async () => {

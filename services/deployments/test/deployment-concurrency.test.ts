@@ -1,17 +1,15 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, newTenant } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { json } from './helpers.js';
 import {
   at,
   calendarDisagreements,
-  deploymentClient,
   overlapsAmong,
   pauseAt,
   spanBody,
-  startDeploymentWorld,
+  useDeploymentWorld,
   type Deployment,
   type DeploymentClient,
-  type DeploymentWorld,
 } from './deployment-helpers.js';
 
 // Writes that race: whatever the interleaving, no two deployments that exist share a resource over
@@ -19,26 +17,7 @@ import {
 // is in, each calendar holds exactly what is committed (no pending entry, nothing of a deployment that
 // is gone or moved away).
 
-let dw: DeploymentWorld;
-
-beforeAll(async () => {
-  dw = await startDeploymentWorld();
-});
-
-afterAll(async () => {
-  await dw?.close();
-});
-
-/** A tenant of its own with `employees` employees `e-<n>` and `trucks` trucks `t-<n>`, known to the service. */
-async function world(prefix: string, employees: number, trucks: number) {
-  const tenant = newTenant(prefix);
-  const ids = {
-    employees: Array.from({ length: employees }, (_, n) => `e-${n}`),
-    trucks: Array.from({ length: trucks }, (_, n) => `t-${n}`),
-  };
-  await dw.known(tenant, ids);
-  return { tenant, client: deploymentClient(dw.harness, await dw.harness.as(tenant)), ...ids };
-}
+const { world: dw } = useDeploymentWorld();
 
 const status = (response: LightMyRequestResponse) => response.statusCode;
 const conflictOf = (response: LightMyRequestResponse) => json<{ conflicting_id?: string }>(response).conflicting_id;
@@ -73,7 +52,7 @@ describe('ten writes at once', () => {
   ];
 
   it('of different deployments overlapping pairwise on shared trucks: no overlap survives, at least one is created', async () => {
-    const { tenant, client, employees, trucks } = await world('conc_pairs', 10, 11);
+    const { tenant, client, employees, trucks } = await dw.tenantWith('conc_pairs', 10, 11);
     for (const [round, [shape, span]] of shapes.entries()) {
       for (let repeat = 0; repeat < 3; repeat += 1) {
         const day = (round * 3 + repeat) * 24;
@@ -94,7 +73,7 @@ describe('ten writes at once', () => {
   }, 120_000);
 
   it('of deployments of the same employee overlapping: exactly one is created, the others name it', async () => {
-    const { tenant, client, employees, trucks } = await world('conc_employee', 1, 10);
+    const { tenant, client, employees, trucks } = await dw.tenantWith('conc_employee', 1, 10);
     for (let round = 0; round < 5; round += 1) {
       const ids = trucks.map((_, i) => `same-${round}-${i}`);
       const responses = await Promise.all(
@@ -111,7 +90,7 @@ describe('ten writes at once', () => {
   }, 60_000);
 
   it('of deployments taking the same employee and trucks: exactly one is created', async () => {
-    const { tenant, client, employees, trucks } = await world('conc_all_same', 1, 3);
+    const { tenant, client, employees, trucks } = await dw.tenantWith('conc_all_same', 1, 3);
     const ids = Array.from({ length: 10 }, (_, i) => `all-${i}`);
     const responses = await Promise.all(ids.map((id) => client.put(id, spanBody(employees[0]!, trucks, at(8), at(9)))));
     expect(responses.filter((response) => status(response) === 201)).toHaveLength(1);
@@ -120,7 +99,7 @@ describe('ten writes at once', () => {
   });
 
   it('of updates moving deployments into each other and creates in between: no overlap, calendars agree', async () => {
-    const { tenant, client, employees, trucks } = await world('conc_moves', 10, 10);
+    const { tenant, client, employees, trucks } = await dw.tenantWith('conc_moves', 10, 10);
     // ten deployments one after another on truck t-0, each of its own employee
     for (const [i, employee] of employees.entries()) {
       expect(status(await client.put(`m-${i}`, spanBody(employee, [trucks[0]!], at(i), at(i + 1))))).toBe(201);
@@ -152,7 +131,7 @@ describe('writes of one deployment at once', () => {
     lines.filter((line) => !line.startsWith('held but not committed:') || line.endsWith(' pending'));
 
   it('ten PUTs of one new deployment to different trucks: it ends on one of them, held there, no overlap', async () => {
-    const { tenant, client, employees, trucks } = await world('conc_same_id', 1, 10);
+    const { tenant, client, employees, trucks } = await dw.tenantWith('conc_same_id', 1, 10);
     for (let round = 0; round < 5; round += 1) {
       const id = `one-${round}`;
       const span = [at(round * 24 + 8), at(round * 24 + 16)] as const;
@@ -172,21 +151,18 @@ describe('writes of one deployment at once', () => {
   // keeps an entry of a deployment that no longer takes it; it blocked that truck for good until a write
   // in its way began checking such entries against what their deployment has committed now.
   it('two PUTs of one new deployment to different trucks, committed in the other order: the losing truck is free', async () => {
-    const { tenant, client, employees } = await world('conc_ghost_put', 2, 2);
+    const { tenant, client, employees } = await dw.tenantWith('conc_ghost_put', 2, 2);
     const deployments = dw.harness.service.collections.deployments;
     const slow = pauseAt(deployments, 'put', (_id: unknown, fields: { transport_resource_ids: string[] }) =>
       fields.transport_resource_ids.includes('t-1'),
     );
-    try {
-      // the write to t-1 has read the deployment (none) and holds its calendars, but has not committed yet
-      const second = client.put('ghost', spanBody(employees[0]!, ['t-1'], at(8), at(16)));
-      await slow.reached;
-      expect(status(await client.put('ghost', spanBody(employees[0]!, ['t-0'], at(8), at(16))))).toBe(201);
-      slow.release();
-      expect(status(await second)).toBe(200);
-    } finally {
-      slow.release();
-    }
+    // the write to t-1 has read the deployment (none) and holds its calendars, but has not committed yet
+    const [second, first] = await slow.interleave(
+      () => client.put('ghost', spanBody(employees[0]!, ['t-1'], at(8), at(16))),
+      () => client.put('ghost', spanBody(employees[0]!, ['t-0'], at(8), at(16))),
+    );
+    expect(status(first)).toBe(201);
+    expect(status(second)).toBe(200);
     expect(json(await client.get('ghost'))).toMatchObject({ transport_resource_ids: ['t-1'], version: 2 });
     const probe = await client.put('probe', spanBody(employees[1]!, ['t-0'], at(8), at(16)));
     expect(status(probe), probe.body).toBe(201);
@@ -197,19 +173,16 @@ describe('writes of one deployment at once', () => {
   // and commits; the delete then removes it and reconciles t-0 only, leaving t-1 held by a deployment
   // that no longer exists (it was a 409 naming it to every overlapping write on t-1, for good).
   it('a delete racing an update that moves the deployment to another truck: once it is deleted, that truck is free', async () => {
-    const { tenant, client, employees } = await world('conc_ghost_delete', 2, 2);
+    const { tenant, client, employees } = await dw.tenantWith('conc_ghost_delete', 2, 2);
     expect(status(await client.put('doomed', spanBody(employees[0]!, ['t-0'], at(8), at(16))))).toBe(201);
     const deployments = dw.harness.service.collections.deployments;
     const slow = pauseAt(deployments, 'remove', (id: { key: string }) => id.key === 'doomed');
-    try {
-      const removed = client.remove('doomed');
-      await slow.reached;
-      expect(status(await client.put('doomed', spanBody(employees[0]!, ['t-1'], at(8), at(16))))).toBe(200);
-      slow.release();
-      expect(status(await removed)).toBe(204);
-    } finally {
-      slow.release();
-    }
+    const [removed, moved] = await slow.interleave(
+      () => client.remove('doomed'),
+      () => client.put('doomed', spanBody(employees[0]!, ['t-1'], at(8), at(16))),
+    );
+    expect(status(moved)).toBe(200);
+    expect(status(removed)).toBe(204);
     expect(status(await client.get('doomed'))).toBe(404);
     const probe = await client.put('probe', spanBody(employees[1]!, ['t-1'], at(8), at(16)));
     expect(status(probe), probe.body).toBe(201);
@@ -217,7 +190,7 @@ describe('writes of one deployment at once', () => {
   });
 
   it('an update moving a deployment to another truck racing its delete: no overlap, what remains is held', async () => {
-    const { tenant, client, employees, trucks } = await world('conc_move_delete', 1, 2);
+    const { tenant, client, employees, trucks } = await dw.tenantWith('conc_move_delete', 1, 2);
     for (let round = 0; round < 8; round += 1) {
       const id = `md-${round}`;
       const [from, to] = [at(round * 24 + 8), at(round * 24 + 16)];

@@ -1,21 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, newTenant } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { json } from './helpers.js';
 import {
   at,
   calendarDisagreements,
   calendarEntries,
   calendarsOf,
-  deploymentClient,
   plantEntries,
   spanBody,
-  startDeploymentWorld,
   staleSince,
   storedFields,
+  useDeploymentWorld,
   type CalendarEntry,
-  type DeploymentClient,
-  type DeploymentWorld,
 } from './deployment-helpers.js';
 
 // What a writer that crashed between its steps leaves in the calendars (see coordination/deployment-writer.ts: hold a
@@ -23,25 +20,7 @@ import {
 // came back. Once older than STALE_PENDING_MS (60 s) the next write that meets it reconciles it with what
 // is committed: it frees what was never committed and keeps what was.
 
-let dw: DeploymentWorld;
-
-beforeAll(async () => {
-  dw = await startDeploymentWorld();
-});
-
-afterAll(async () => {
-  await dw?.close();
-});
-
-/** A tenant of its own with employees `e-<n>` and trucks `t-<n>`, known to the service. */
-async function world(prefix: string, employees: number, trucks: number): Promise<{ tenant: string; client: DeploymentClient }> {
-  const tenant = newTenant(prefix);
-  await dw.known(tenant, {
-    employees: Array.from({ length: employees }, (_, n) => `e-${n}`),
-    trucks: Array.from({ length: trucks }, (_, n) => `t-${n}`),
-  });
-  return { tenant, client: deploymentClient(dw.harness, await dw.harness.as(tenant)) };
-}
+const { world: dw } = useDeploymentWorld();
 
 /** A pending entry of a write that never came back, `since` when it was held. */
 const pending = (deployment: string, start: string, end: string, since: Date): CalendarEntry => ({
@@ -51,6 +30,27 @@ const pending = (deployment: string, start: string, end: string, since: Date): C
   write: randomUUID(),
   since,
 });
+
+type Resource = readonly ['employee' | 'transport-resource', string];
+const E0_AND_T0: Resource[] = [['employee', 'e-0'], ['transport-resource', 't-0']];
+
+/** Plants on each of `resources` the pending entry of a write of `deployment` over `[start, end)` that never came back, stale now. */
+async function plantStale(tenant: string, deployment: string, start: string, end: string, resources: Resource[]): Promise<void> {
+  const since = staleSince();
+  for (const [entity, id] of resources) await plantEntries(dw.harness, tenant, entity, id, [pending(deployment, start, end, since)]);
+}
+
+/**
+ * A tenant of its own (employees e-0, e-1, trucks t-0, t-1) where `deployment` was created on e-0 and
+ * t-0 over `created`, then a write of it over `written` held its pending entries there and crashed.
+ */
+async function afterCrashedWrite(prefix: string, deployment: string, created: [string, string], written: [string, string]) {
+  const { tenant, client } = await dw.tenantWith(prefix, 2, 2);
+  const response = await client.put(deployment, spanBody('e-0', ['t-0'], ...created));
+  expect(response.statusCode, response.body).toBe(201);
+  await plantStale(tenant, deployment, ...written, E0_AND_T0);
+  return { tenant, client };
+}
 
 /** Makes the pending entries of `deployment` on truck `truck` stale, as if 61 s and more had passed. */
 async function ageEntries(tenant: string, truck: string, deployment: string): Promise<void> {
@@ -72,9 +72,9 @@ function expectConflict(response: LightMyRequestResponse, other: string): void {
 
 describe('a stale pending entry of a deployment that was never committed', () => {
   it('no longer holds the resource: an overlapping deployment is created, and the entry is gone', async () => {
-    const { tenant, client } = await world('crash_uncommitted', 1, 1);
+    const { tenant, client } = await dw.tenantWith('crash_uncommitted', 1, 1);
     // a create that crashed after holding the truck, before its commit
-    await plantEntries(dw.harness, tenant, 'transport-resource', 't-0', [pending('crashed', at(8), at(16), staleSince())]);
+    await plantStale(tenant, 'crashed', at(8), at(16), [['transport-resource', 't-0']]);
     const response = await client.put('next', spanBody('e-0', ['t-0'], at(10), at(12)));
     expect(response.statusCode, response.body).toBe(201);
     expect((await calendarEntries(dw.harness, tenant, 'transport-resource', 't-0')).map(({ deployment }) => deployment)).toEqual(['next']);
@@ -82,18 +82,15 @@ describe('a stale pending entry of a deployment that was never committed', () =>
   });
 
   it('on every resource it held: employee and trucks, whatever the order of the new write', async () => {
-    const { tenant, client } = await world('crash_uncommitted_all', 2, 3);
-    const since = staleSince();
-    for (const [entity, id] of [['employee', 'e-0'], ['transport-resource', 't-0'], ['transport-resource', 't-1']] as const) {
-      await plantEntries(dw.harness, tenant, entity, id, [pending('crashed', at(8), at(16), since)]);
-    }
+    const { tenant, client } = await dw.tenantWith('crash_uncommitted_all', 2, 3);
+    await plantStale(tenant, 'crashed', at(8), at(16), [...E0_AND_T0, ['transport-resource', 't-1']]);
     expect((await client.put('a', spanBody('e-1', ['t-2', 't-1'], at(9), at(10)))).statusCode).toBe(201);
     expect((await client.put('b', spanBody('e-0', ['t-0'], at(15), at(17)))).statusCode).toBe(201);
     expect(await calendarDisagreements(dw.harness, tenant, await client.all())).toEqual([]);
   });
 
   it('while fresh, still holds it (the write may yet commit): 409 naming it; once stale, it does not', async () => {
-    const { tenant, client } = await world('crash_fresh', 1, 1);
+    const { tenant, client } = await dw.tenantWith('crash_fresh', 1, 1);
     const entry = pending('in-flight', at(8), at(16), new Date(Date.now() - 5_000));
     await plantEntries(dw.harness, tenant, 'transport-resource', 't-0', [entry]);
     expectConflict(await client.put('next', spanBody('e-0', ['t-0'], at(10), at(12))), 'in-flight');
@@ -110,12 +107,8 @@ describe('a stale pending entry of a deployment that was never committed', () =>
   });
 
   it('of a deployment that was deleted (a delete that crashed after its removal): frees the resource', async () => {
-    const { tenant, client } = await world('crash_delete', 2, 2);
-    expect((await client.put('gone', spanBody('e-0', ['t-0'], at(8), at(16)))).statusCode).toBe(201);
     // the delete held its pending entries, removed the deployment, and crashed before reconciling
-    for (const [entity, id] of [['employee', 'e-0'], ['transport-resource', 't-0']] as const) {
-      await plantEntries(dw.harness, tenant, entity, id, [pending('gone', at(8), at(16), staleSince())]);
-    }
+    const { tenant, client } = await afterCrashedWrite('crash_delete', 'gone', [at(8), at(16)], [at(8), at(16)]);
     await dw.harness.service.collections.deployments.remove({ tenant, key: 'gone' });
     expect((await client.put('next', spanBody('e-1', ['t-0'], at(8), at(16)))).statusCode).toBe(201);
     // and the employee, on another truck
@@ -126,7 +119,7 @@ describe('a stale pending entry of a deployment that was never committed', () =>
 
 describe('a stale pending entry of a deployment that was committed', () => {
   it('keeps holding the committed span (a crash after the commit, before the reconcile): 409 naming it', async () => {
-    const { tenant, client } = await world('crash_committed', 2, 2);
+    const { tenant, client } = await dw.tenantWith('crash_committed', 2, 2);
     expect((await client.put('kept', spanBody('e-0', ['t-0'], at(8), at(16)))).statusCode).toBe(201);
     // what the crash left: on each calendar only the pending entry of the write, no committed one
     const calendars = calendarsOf(dw.harness);
@@ -145,12 +138,8 @@ describe('a stale pending entry of a deployment that was committed', () => {
   });
 
   it('of an update to another time on the same resources: the new span holds, the old one is free', async () => {
-    const { tenant, client } = await world('crash_retimed', 2, 1);
-    expect((await client.put('moved', spanBody('e-0', ['t-0'], at(8), at(12)))).statusCode).toBe(201);
     // the update to 14-18 held its pending entries, committed, and crashed before reconciling
-    for (const [entity, id] of [['employee', 'e-0'], ['transport-resource', 't-0']] as const) {
-      await plantEntries(dw.harness, tenant, entity, id, [pending('moved', at(14), at(18), staleSince())]);
-    }
+    const { tenant, client } = await afterCrashedWrite('crash_retimed', 'moved', [at(8), at(12)], [at(14), at(18)]);
     await dw.harness.service.collections.deployments.put({ tenant, key: 'moved' }, storedFields('e-0', ['t-0'], at(14), at(18)));
     expect((await client.put('old-time', spanBody('e-1', ['t-0'], at(8), at(12)))).statusCode).toBe(201);
     expectConflict(await client.put('new-time', spanBody('e-1', ['t-0'], at(15), at(16))), 'moved');
@@ -159,11 +148,8 @@ describe('a stale pending entry of a deployment that was committed', () => {
   });
 
   it('of an update that had not committed: the old span still holds, the new one is free', async () => {
-    const { tenant, client } = await world('crash_not_retimed', 2, 1);
-    expect((await client.put('stays', spanBody('e-0', ['t-0'], at(8), at(12)))).statusCode).toBe(201);
-    for (const [entity, id] of [['employee', 'e-0'], ['transport-resource', 't-0']] as const) {
-      await plantEntries(dw.harness, tenant, entity, id, [pending('stays', at(14), at(18), staleSince())]);
-    }
+    // the update to 14-18 held its pending entries and crashed before its commit
+    const { tenant, client } = await afterCrashedWrite('crash_not_retimed', 'stays', [at(8), at(12)], [at(14), at(18)]);
     expect((await client.put('new-time', spanBody('e-0', ['t-0'], at(14), at(18)))).statusCode).toBe(201);
     expectConflict(await client.put('old-time', spanBody('e-1', ['t-0'], at(11), at(13))), 'stays');
     expect(json(await client.get('stays'))).toMatchObject({ start: { at: at(8) }, end: { at: at(12) }, version: 1 });
@@ -175,11 +161,10 @@ describe('a stale pending entry of a deployment that was committed', () => {
   // deployment that no longer takes it. That blocked the truck for good, until a write in its way began
   // checking such entries against what their deployment has committed now.
   it('of an update that moved the deployment to another truck: once stale, the old truck is free', async () => {
-    const { tenant, client } = await world('crash_moved_truck', 2, 2);
+    const { tenant, client } = await dw.tenantWith('crash_moved_truck', 2, 2);
     expect((await client.put('moved', spanBody('e-0', ['t-0'], at(8), at(16)))).statusCode).toBe(201);
     // the update to t-1 held e-0 and t-1, committed, and crashed before reconciling t-0, e-0 and t-1
-    await plantEntries(dw.harness, tenant, 'employee', 'e-0', [pending('moved', at(8), at(16), staleSince())]);
-    await plantEntries(dw.harness, tenant, 'transport-resource', 't-1', [pending('moved', at(8), at(16), staleSince())]);
+    await plantStale(tenant, 'moved', at(8), at(16), [['employee', 'e-0'], ['transport-resource', 't-1']]);
     await dw.harness.service.collections.deployments.put({ tenant, key: 'moved' }, storedFields('e-0', ['t-1'], at(8), at(16)));
 
     expectConflict(await client.put('on-new', spanBody('e-1', ['t-1'], at(9), at(10))), 'moved');

@@ -1,25 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { jetstream, type PubAck } from '@nats-io/jetstream';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import {
-  createEventValidator,
-  entityRefKey,
-  eventSubject,
-  TRANSPORT_RESOURCE_EVENTS,
-  type DeploymentFields,
-  type EventAction,
-  type EventEnvelope,
-} from '@rm/contracts';
-import { connectTestNats, waitFor, type TestNats } from '@rm/testkit';
+import type { DeploymentFields, EventAction, EventEnvelope } from '@rm/contracts';
+import { useWorld } from '@rm/testkit/service-helpers';
 import type { TenantService } from '@rm/testkit/suites/tenant-service';
-import { BASE, json, startDeploymentsWorld, type DeploymentsHarness, type DeploymentsWorld } from './helpers.js';
+import { json, newTenant, startDeploymentsWorld, tenantInject, type DeploymentsHarness, type DeploymentsWorld } from './helpers.js';
 
 type Body = Record<string, unknown>;
-
-/** The durable (ledger name) of the consumer that reads transport-resource events. */
-const TRANSPORT_RESOURCES_DURABLE = 'deployments-known-transport-resources';
-const validateTransportResource = createEventValidator([TRANSPORT_RESOURCE_EVENTS]);
 
 /** A valid transport resource as its events carry it. */
 export function transportResourceData(id: string, version: number): Body {
@@ -33,9 +20,15 @@ export function transportResourceEvent(tenant: string, id: string, version: numb
   return { id: randomUUID(), type: `transport-resource.${action}`, tenant, entity_id: id, version, occurred_at, data };
 }
 
+/** Employees and transport resources by id. */
+interface Resources {
+  employees: string[];
+  trucks: string[];
+}
+
 /**
- * The deployments world of helpers.ts (its own nats-server, employee events, the recording of
- * RM_DEPLOYMENTS) plus transport-resource events onto RM_TRANSPORT_RESOURCES.
+ * The deployments world of helpers.ts (its own nats-server, employee and transport-resource events,
+ * the recording of RM_DEPLOYMENTS), with employees and transport resources made known to the service.
  */
 export interface DeploymentWorld {
   world: DeploymentsWorld;
@@ -45,44 +38,24 @@ export interface DeploymentWorld {
   /** Publishes `transport-resource.<action>` at `version` and waits until it is applied (its handler has run). */
   transportResource(tenant: string, id: string, version?: number, action?: EventAction): Promise<void>;
   /** Makes the employees and transport resources known (created at version 1), all at once. */
-  known(tenant: string, resources: { employees?: string[]; trucks?: string[] }): Promise<void>;
+  known(tenant: string, resources: Partial<Resources>): Promise<void>;
   /** `employees` new employees and `trucks` new transport resources, known to the service. */
-  fresh(tenant: string, employees: number, trucks: number): Promise<{ employees: string[]; trucks: string[] }>;
+  fresh(tenant: string, employees: number, trucks: number): Promise<Resources>;
+  /** A tenant of its own with employees `e-<n>` and trucks `t-<n>` known to the service, and a client of it. */
+  tenantWith(prefix: string, employees: number, trucks: number): Promise<{ tenant: string; client: DeploymentClient } & Resources>;
   close(): Promise<void>;
 }
 
 export async function startDeploymentWorld(variables: Record<string, string> = {}): Promise<DeploymentWorld> {
   const world = await startDeploymentsWorld(variables);
-  let client: TestNats;
-  try {
-    client = await connectTestNats({ url: world.harness.env.variables.NATS_URL ?? '' });
-  } catch (error) {
-    await world.close();
-    throw error;
-  }
-  const js = jetstream(client.nc);
   const { harness } = world;
 
-  async function publishTransportResource(event: EventEnvelope): Promise<PubAck> {
-    const check = validateTransportResource(event);
-    if (!check.ok) throw new Error(`the test built an invalid event: ${check.reason}`);
-    const action = event.type.slice(event.type.lastIndexOf('.') + 1) as EventAction;
-    return js.publish(eventSubject(TRANSPORT_RESOURCE_EVENTS, event.tenant, action), JSON.stringify(event), { msgID: event.id });
-  }
-
-  async function transportResourceApplied(tenant: string, id: string): Promise<number> {
-    const ref = { tenant, entity: TRANSPORT_RESOURCE_EVENTS.entity, entityId: id };
-    const versions = await harness.service.store.appliedVersions(TRANSPORT_RESOURCES_DURABLE).read([ref]);
-    return versions.get(entityRefKey(ref)) ?? 0;
-  }
-
-  const transportResource = async (tenant: string, id: string, version = 1, action?: EventAction) => {
-    await publishTransportResource(transportResourceEvent(tenant, id, version, action ?? (version === 1 ? 'created' : 'updated')));
-    const what = `transport resource ${id} at version ${version} applied`;
-    await waitFor(what, async () => (await transportResourceApplied(tenant, id)) >= version);
+  const transportResource = async (tenant: string, id: string, version = 1, action: EventAction = version === 1 ? 'created' : 'updated') => {
+    await world.publish(transportResourceEvent(tenant, id, version, action));
+    await world.applied(tenant, id, version, 'transport-resource');
   };
 
-  const known = async (tenant: string, { employees = [], trucks = [] }: { employees?: string[]; trucks?: string[] }) => {
+  const known = async (tenant: string, { employees = [], trucks = [] }: Partial<Resources>) => {
     await Promise.all([...employees.map((id) => world.employee(tenant, id)), ...trucks.map((id) => transportResource(tenant, id))]);
   };
 
@@ -100,12 +73,21 @@ export async function startDeploymentWorld(variables: Record<string, string> = {
       await known(tenant, made);
       return made;
     },
-    async close() {
-      await client.close();
-      await world.close();
+    async tenantWith(prefix, employees, trucks) {
+      const tenant = newTenant(prefix);
+      const made = {
+        employees: Array.from({ length: employees }, (_, n) => `e-${n}`),
+        trucks: Array.from({ length: trucks }, (_, n) => `t-${n}`),
+      };
+      await known(tenant, made);
+      return { tenant, client: deploymentClient(harness, await harness.as(tenant)), ...made };
     },
+    close: () => world.close(),
   };
 }
+
+/** A deployment world shared by the tests of the file, with a deployments client of each of `tenants`. */
+export const useDeploymentWorld = <Tenants extends string[]>(...tenants: Tenants) => useWorld(startDeploymentWorld, deploymentClient, ...tenants);
 
 /** The start location of the bodies below: an address (a home base would have to exist in the home-bases service). */
 export const DEPOT = { address: { name: 'Depot Gent', city: 'Gent', zip_code: '9000', country_code: 'BE' } };
@@ -130,13 +112,7 @@ export const at = (hours: number) => new Date(Date.UTC(2031, 4, 5) + hours * 3_6
 
 /** HTTP calls on one tenant's deployments. */
 export function deploymentClient(harness: DeploymentsHarness, headers: Record<string, string>) {
-  const inject = (method: 'GET' | 'PUT' | 'DELETE', path: string, payload?: unknown, extra: Record<string, string> = {}) =>
-    harness.app.inject({
-      method,
-      url: `${BASE}${path}`,
-      headers: { ...headers, ...extra },
-      ...(payload === undefined ? {} : { payload: payload as object }),
-    });
+  const inject = tenantInject(harness, headers);
   return {
     inject,
     put: (id: string, body: unknown, extra: Record<string, string> = {}) => inject('PUT', `/deployment/${id}`, body, extra),
@@ -318,11 +294,27 @@ export function pauseAt<T extends object>(object: T, method: keyof T & string, m
     }
     return original.apply(object, args);
   };
+  const release = () => {
+    target[method] = original;
+    go();
+  };
   return {
     reached,
-    release() {
-      target[method] = original;
-      go();
+    release,
+    /**
+     * Starts `held` (which makes the call that pauses) and, once that call is held up, runs `meanwhile`
+     * to its end; then lets `held` go on. Returns both answers; the pause ends whatever happens.
+     */
+    async interleave<Held, Meanwhile>(held: () => Promise<Held>, meanwhile: () => Promise<Meanwhile>): Promise<[Held, Meanwhile]> {
+      try {
+        const answer = held();
+        await reached;
+        const other = await meanwhile();
+        release();
+        return [await answer, other];
+      } finally {
+        release();
+      }
     },
   };
 }
@@ -338,8 +330,7 @@ export async function worldTenant(world: DeploymentsWorld, tenant: string, close
   return {
     tenant,
     service: 'deployments',
-    request: (method, path, payload, extra = {}) =>
-      world.harness.app.inject({ method, url: `${BASE}${path}`, headers: { ...headers, ...extra }, ...(payload === undefined ? {} : { payload }) }),
+    request: tenantInject(world.harness, headers),
     published: () => world.eventsOf(tenant),
     settle: () => world.settle(tenant),
     writes: () => world.harness.writes(),

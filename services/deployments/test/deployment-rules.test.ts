@@ -1,43 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { json, newTenant } from './helpers.js';
 import {
   at,
   deploymentBody,
-  deploymentClient,
   expectProblem,
   spanBody,
-  startDeploymentWorld,
   storedFields,
+  useDeploymentWorld,
   violatedFields,
   type Deployment,
   type DeploymentClient,
-  type DeploymentWorld,
 } from './deployment-helpers.js';
 
 const tenant = newTenant('deployment_rules');
-let dw: DeploymentWorld;
-let alice: DeploymentClient;
+const { world: dw, clients: [alice] } = useDeploymentWorld(tenant);
 
-let counter = 0;
-/** `employees` fresh employees and `trucks` fresh transport resources, known to the service. */
-async function fresh(employees: number, trucks: number): Promise<{ employees: string[]; trucks: string[] }> {
-  counter += 1;
-  const made = {
-    employees: Array.from({ length: employees }, (_, n) => `emp-${counter}-${n}`),
-    trucks: Array.from({ length: trucks }, (_, n) => `truck-${counter}-${n}`),
-  };
-  await dw.known(tenant, made);
-  return made;
-}
-
-beforeAll(async () => {
-  dw = await startDeploymentWorld();
-  alice = deploymentClient(dw.harness, await dw.harness.as(tenant));
-});
-
-afterAll(async () => {
-  await dw?.close();
-});
+/** `employees` fresh employees and `trucks` fresh transport resources of the tenant, known to the service. */
+const fresh = (employees: number, trucks: number) => dw.fresh(tenant, employees, trucks);
 
 /** Expects a 409 naming `other` as the conflicting deployment. */
 function expectConflict(response: Awaited<ReturnType<DeploymentClient['put']>>, other: string): void {

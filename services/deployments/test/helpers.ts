@@ -1,54 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager, type PubAck } from '@nats-io/jetstream';
-import type { LightMyRequestResponse } from 'fastify';
 import {
   createEventValidator,
   EMPLOYEE_EVENTS,
+  entityOfType,
   entityRefKey,
   eventSubject,
   serviceStream,
+  TRANSPORT_RESOURCE_EVENTS,
   type EventAction,
   type EventEnvelope,
 } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
 import { homeBasesService } from '@rm/home-bases/service';
-import { startService, type RunningService } from '@rm/runtime';
-import type { deploymentsConfigSpec } from '../src/config.js';
-import {
-  connectTestNats,
-  startNatsServer,
-  startServiceHarnessWithHomeBases,
-  uniqueName,
-  waitFor,
-  type HarnessWithHomeBases,
-  type TestNats,
-} from '@rm/testkit';
+import { startService } from '@rm/runtime';
+import { startServiceHarnessWithHomeBases, uniqueName, waitFor } from '@rm/testkit';
+import { BASE, startOnOwnNats, useWorld } from '@rm/testkit/service-helpers';
+import type { Method } from '@rm/testkit/suites/tenant-service';
 import { deploymentsService } from '../src/app.js';
 
-export const BASE = '/resource-management/v1';
-
-export type DeploymentsHarness = HarnessWithHomeBases<
-  RunningService<ReturnType<typeof deploymentsService.collections>, typeof deploymentsConfigSpec>,
-  RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>['app']
->;
+export { BASE, json } from '@rm/testkit/service-helpers';
 
 /**
  * The deployments service as the runtime runs it in production, over a fresh database of the run's
  * servers, with a home-bases service of its own beside it (where a start location's home base is claimed).
  */
-export function startDeployments(variables: Record<string, string> = {}): Promise<DeploymentsHarness> {
-  return startServiceHarnessWithHomeBases(
-    'deployments',
-    (env) => startService(deploymentsService, { env, listen: false }),
-    (env) => startService(homeBasesService, { env }),
-    variables,
-  );
+export function startDeployments(variables: Record<string, string> = {}) {
+  const start = (env: Record<string, string>) => startService(deploymentsService, { env, listen: false });
+  return startServiceHarnessWithHomeBases('deployments', start, (env) => startService(homeBasesService, { env }), variables);
 }
 
-export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
-  return JSON.parse(response.body) as T;
-}
+export type DeploymentsHarness = Awaited<ReturnType<typeof startDeployments>>;
 
 type Body = Record<string, unknown>;
 
@@ -74,9 +57,15 @@ export function employeeEvent(tenant: string, id: string, version: number, actio
   return { id: randomUUID(), type: `employee.${action}`, tenant, entity_id: id, version, occurred_at, data: employeeData(id, version) };
 }
 
-const validate = createEventValidator([EMPLOYEE_EVENTS]);
-/** The durable (ledger name) of the consumer that reads employee events. */
-const EMPLOYEES_DURABLE = 'deployments-known-employees';
+/** The events the service consumes, by entity, and the durable (ledger name) of the consumer of each. */
+const CONSUMED = {
+  employee: { events: EMPLOYEE_EVENTS, durable: 'deployments-known-employees' },
+  'transport-resource': { events: TRANSPORT_RESOURCE_EVENTS, durable: 'deployments-known-transport-resources' },
+};
+
+export type ConsumedEntity = keyof typeof CONSUMED;
+
+const validate = createEventValidator(Object.values(CONSUMED).map(({ events }) => events));
 
 /** One message of the deployments stream. */
 export interface Published {
@@ -87,19 +76,19 @@ export interface Published {
 /**
  * The deployments service on a nats-server of its own (its consumers would otherwise start from the
  * first of every employee event the other packages' tests published on the run's shared server), with
- * a client that publishes employee events onto RM_EMPLOYEES and a recording of everything published
- * on RM_DEPLOYMENTS from its start.
+ * a client that publishes employee and transport-resource events onto their streams and a recording
+ * of everything published on RM_DEPLOYMENTS from its start.
  */
 export interface DeploymentsWorld {
   harness: DeploymentsHarness;
   /** Every message on `rm.deployments.>` so far, in stream order, duplicates included. */
   published: Published[];
-  /** Publishes an employee event as the employees service does (`msgID` the event id); refuses an invalid one. */
+  /** Publishes an employee or transport-resource event as its service does (`msgID` the event id); refuses an invalid one. */
   publish(event: EventEnvelope): Promise<PubAck>;
-  /** The version of the employee the consumer has applied (0 for none). */
-  appliedVersion(tenant: string, employeeId: string): Promise<number>;
-  /** Waits until the consumer has applied the employee at `version` or later (its handler has run). */
-  applied(tenant: string, employeeId: string, version: number): Promise<void>;
+  /** The version of the employee (or other `entity`) the service's consumer has applied (0 for none). */
+  appliedVersion(tenant: string, id: string, entity?: ConsumedEntity): Promise<number>;
+  /** Waits until the consumer has applied the employee (or other `entity`) at `version` or later (its handler has run). */
+  applied(tenant: string, id: string, version: number, entity?: ConsumedEntity): Promise<void>;
   /** Publishes `employee.<action>` at `version` and waits until it is applied. */
   employee(tenant: string, employeeId: string, version?: number, action?: EventAction): Promise<void>;
   /** Waits until every employee event published before has been handled (a sentinel after them is applied). */
@@ -112,57 +101,48 @@ export interface DeploymentsWorld {
 }
 
 export async function startDeploymentsWorld(variables: Record<string, string> = {}): Promise<DeploymentsWorld> {
-  const nats = await startNatsServer();
-  let client: TestNats | undefined;
-  let harness: DeploymentsHarness | undefined;
-  let stopRecording: (() => Promise<void>) | undefined;
   const published: Published[] = [];
-  try {
-    harness = await startDeployments({ ...variables, NATS_URL: nats.url });
-    client = await connectTestNats({ url: nats.url });
-    const jsm = await jetstreamManager(client.nc);
-    // the service declared them (its consumers read them, and it publishes on its own)
-    await declareServiceStream(jsm, 'employees');
-    await declareServiceStream(jsm, 'transport-resources');
-    const consumer = await jetstream(client.nc).consumers.get(serviceStream('deployments').name, { filter_subjects: ['rm.deployments.>'] });
-    const messages = await consumer.consume();
-    void (async () => {
-      for await (const message of messages) published.push({ subject: message.subject, event: message.json<EventEnvelope>() });
-    })();
-    stopRecording = async () => void (await messages.close());
-  } catch (error) {
-    await harness?.close();
-    await client?.close();
-    await nats.stop();
-    throw error;
-  }
-  const started = harness;
-  const opened = client;
-  const js = jetstream(opened.nc);
+  let stopRecording = async () => {};
+  const own = await startOnOwnNats(
+    (natsUrl) => startDeployments({ ...variables, NATS_URL: natsUrl }),
+    async (nats) => {
+      const jsm = await jetstreamManager(nats.nc);
+      // the streams of the events it consumes, as the service declared them (its consumers read them)
+      for (const { events } of Object.values(CONSUMED)) await declareServiceStream(jsm, events.service);
+      const consumer = await jetstream(nats.nc).consumers.get(serviceStream('deployments').name, { filter_subjects: ['rm.deployments.>'] });
+      const messages = await consumer.consume();
+      void (async () => {
+        for await (const message of messages) published.push({ subject: message.subject, event: message.json<EventEnvelope>() });
+      })();
+      stopRecording = async () => void (await messages.close());
+    },
+  );
+  const { harness } = own;
+  const js = jetstream(own.nats.nc);
 
   async function publish(event: EventEnvelope): Promise<PubAck> {
     const check = validate(event);
     if (!check.ok) throw new Error(`the test built an invalid event: ${check.reason}`);
     const action = event.type.slice(event.type.lastIndexOf('.') + 1) as EventAction;
-    return js.publish(eventSubject(EMPLOYEE_EVENTS, event.tenant, action), JSON.stringify(event), { msgID: event.id });
+    const { events } = CONSUMED[entityOfType(event.type) as ConsumedEntity];
+    return js.publish(eventSubject(events, event.tenant, action), JSON.stringify(event), { msgID: event.id });
   }
 
-  async function appliedVersion(tenant: string, employeeId: string): Promise<number> {
-    const ref = { tenant, entity: EMPLOYEE_EVENTS.entity, entityId: employeeId };
-    const versions = await started.service.store.appliedVersions(EMPLOYEES_DURABLE).read([ref]);
+  async function appliedVersion(tenant: string, id: string, entity: ConsumedEntity = 'employee'): Promise<number> {
+    const ref = { tenant, entity, entityId: id };
+    const versions = await harness.service.store.appliedVersions(CONSUMED[entity].durable).read([ref]);
     return versions.get(entityRefKey(ref)) ?? 0;
   }
 
-  async function applied(tenant: string, employeeId: string, version: number): Promise<void> {
-    const what = `employee ${employeeId} at version ${version} applied`;
-    await waitFor(what, async () => (await appliedVersion(tenant, employeeId)) >= version);
+  async function applied(tenant: string, id: string, version: number, entity: ConsumedEntity = 'employee'): Promise<void> {
+    await waitFor(`${entity} ${id} at version ${version} applied`, async () => (await appliedVersion(tenant, id, entity)) >= version);
   }
 
   const eventsOf = (tenant: string, entityId?: string) =>
     published.filter(({ event }) => event.tenant === tenant && (entityId === undefined || event.entity_id === entityId));
 
   return {
-    harness: started,
+    harness,
     published,
     publish,
     appliedVersion,
@@ -182,34 +162,40 @@ export async function startDeploymentsWorld(variables: Record<string, string> = 
       const employeeId = `sentinel-${randomUUID()}`;
       await publish(employeeEvent(tenant, employeeId, 1, 'created'));
       await applied(tenant, employeeId, 1);
-      const headers = await started.as(tenant);
+      const headers = await harness.as(tenant);
       const url = `${BASE}/means/${employeeId}/actual/a`;
-      const response = await started.app.inject({ method: 'PUT', url, headers, payload: actualBody() });
+      const response = await harness.app.inject({ method: 'PUT', url, headers, payload: actualBody() });
       if (response.statusCode !== 201) throw new Error(`the sentinel actual was not written: ${response.statusCode} ${response.body}`);
       await waitFor('the sentinel event', async () => eventsOf(tenant, `${employeeId}/a`).length > 0);
       await sleep(300);
     },
     async close() {
-      await stopRecording?.();
-      await started.close();
-      await opened.close();
-      await nats.stop();
+      await stopRecording();
+      await own.close();
     },
   };
 }
 
+/** A deployments world shared by the tests of the file, with an actuals client of each of `tenants`. */
+export const useDeploymentsWorld = <Tenants extends string[]>(...tenants: Tenants) => useWorld(startDeploymentsWorld, actualClient, ...tenants);
+
 /** A tenant of its own for a test file (tenant ids become subject tokens: letters, digits, underscores). */
 export const newTenant = (prefix: string) => uniqueName(prefix);
 
-/** HTTP calls on one tenant's actuals. */
-export function actualClient(harness: DeploymentsHarness, headers: Record<string, string>) {
-  const inject = (method: 'GET' | 'PUT' | 'DELETE', path: string, payload?: unknown, extra: Record<string, string> = {}) =>
+/** Calls the API (below BASE) with a tenant's `headers`, and `extra` ones on top. */
+export function tenantInject(harness: DeploymentsHarness, headers: Record<string, string>) {
+  return (method: Method, path: string, payload?: unknown, extra: Record<string, string> = {}) =>
     harness.app.inject({
       method,
       url: `${BASE}${path}`,
       headers: { ...headers, ...extra },
       ...(payload === undefined ? {} : { payload: payload as object }),
     });
+}
+
+/** HTTP calls on one tenant's actuals. */
+export function actualClient(harness: DeploymentsHarness, headers: Record<string, string>) {
+  const inject = tenantInject(harness, headers);
   return {
     inject,
     put: (employeeId: string, actualId: string, body: unknown, extra: Record<string, string> = {}) =>

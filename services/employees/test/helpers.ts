@@ -1,36 +1,23 @@
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { LightMyRequestResponse } from 'fastify';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
 import { homeBasesService } from '@rm/home-bases/service';
-import { startService, type RunningService } from '@rm/runtime';
-import type { employeesConfigSpec } from '../src/config.js';
-import { connectTestNats, recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents, type HarnessWithHomeBases } from '@rm/testkit';
+import { startService } from '@rm/runtime';
+import { connectTestNats, recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents } from '@rm/testkit';
 import { employeesService } from '../src/app.js';
 
-export const BASE = '/resource-management/v1';
-
-export type EmployeesHarness = HarnessWithHomeBases<
-  RunningService<ReturnType<typeof employeesService.collections>, typeof employeesConfigSpec>,
-  RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>['app']
->;
+export { BASE, json } from '@rm/testkit/service-helpers';
 
 /**
  * The employees service as the runtime runs it in production, over a fresh database of the run's
  * servers, with a home-bases service of its own beside it.
  */
-export function startEmployees(variables: Record<string, string> = {}): Promise<EmployeesHarness> {
-  return startServiceHarnessWithHomeBases(
-    'employees',
-    (env) => startService(employeesService, { env, listen: false }),
-    (env) => startService(homeBasesService, { env }),
-    variables,
-  );
+export function startEmployees(variables: Record<string, string> = {}) {
+  const start = (env: Record<string, string>) => startService(employeesService, { env, listen: false });
+  return startServiceHarnessWithHomeBases('employees', start, (env) => startService(homeBasesService, { env }), variables);
 }
 
-export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
-  return JSON.parse(response.body) as T;
-}
+export type EmployeesHarness = Awaited<ReturnType<typeof startEmployees>>;
 
 /** A valid employee body located at an ad-hoc start location. */
 export function employeeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,20 +1,15 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { startService, type RunningService } from '@rm/runtime';
 import { recordEvents, startServiceHarness, type RecordedEvents, type ServiceHarness } from '@rm/testkit';
 import { homeBasesService } from '../src/app.js';
 
-export const BASE = '/resource-management/v1';
+export { BASE, json } from '@rm/testkit/service-helpers';
 
 export type HomeBasesHarness = ServiceHarness<RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>>;
 
 /** The home-bases service as the runtime runs it in production, over a fresh database of the run's servers. */
 export function startHomeBases(variables: Record<string, string> = {}): Promise<HomeBasesHarness> {
   return startServiceHarness('home-bases', (env) => startService(homeBasesService, { env, listen: false }), variables);
-}
-
-export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
-  return JSON.parse(response.body) as T;
 }
 
 /** A valid home base with address information. */

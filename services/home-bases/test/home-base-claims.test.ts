@@ -1,46 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INTERNAL_API_KEY_HEADER, OPENAPI_PATHS_URL } from '@rm/service-kit';
 import { uniqueName } from '@rm/testkit';
 import { BASE, json } from './helpers.js';
-import {
-  availabilityEvent,
-  employeeEvent,
-  homeBaseClient,
-  startReferenceWorld,
-  type HomeBaseClient,
-  type InUse,
-  type ListedReferrer,
-  type ReferenceWorld,
-} from './reference-helpers.js';
+import { availabilityEvent, employeeEvent, fresh, useReferenceWorld, type InUse, type ListedReferrer } from './reference-helpers.js';
 
 // Claims: what another service's write that names home bases makes here before it writes, and
 // settles with the version it wrote (or drops); the home bases stay until that version's event arrives.
-const tenant = uniqueName('tenant');
-const other = uniqueName('other');
-let world: ReferenceWorld;
-let client: HomeBaseClient;
-let otherClient: HomeBaseClient;
+const [tenant, other] = [uniqueName('tenant'), uniqueName('other')];
+const { world, clients: [client, otherClient] } = useReferenceWorld(tenant, other);
 
-beforeAll(async () => {
-  world = await startReferenceWorld();
-  client = homeBaseClient(world.harness, await world.harness.as(tenant));
-  otherClient = homeBaseClient(world.harness, await world.harness.as(other));
-});
-
-afterAll(async () => {
-  await world?.close();
-});
-
-const fresh = (prefix: string) => `${prefix}-${randomUUID()}`;
 const CLAIMS = '/internal/home-base-claims';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-async function homeBases(count: number, on = client): Promise<string[]> {
-  const ids = Array.from({ length: count }, () => fresh('hb'));
-  for (const id of ids) await on.create(id);
-  return ids;
-}
 
 /** Claims the home bases for the referrer, expecting a 201; returns the claim id. */
 async function claimed(referrer: { entity: string; id: string }, ...ids: string[]): Promise<string> {
@@ -63,9 +34,16 @@ async function deleteOf(id: string): Promise<{ status: number; referrers?: Liste
 const employee = (id: string) => ({ entity: 'employee', id });
 const pending = (id: string) => ({ entity: 'employee', id, pending: true });
 
+/** A new home base, claimed by a new employee. */
+async function employeeClaim(): Promise<{ home: string; emp: string; claim: string }> {
+  const [home] = await client.createHomeBases(1);
+  const emp = fresh('emp');
+  return { home: home!, emp, claim: await claimed(employee(emp), home!) };
+}
+
 describe('POST /internal/home-base-claims', () => {
   it('answers 201 with a claim id when every home base named exists, also when one is named twice', async () => {
-    const [first, second] = await homeBases(2);
+    const [first, second] = await client.createHomeBases(2);
     const response = await client.claim(employee(fresh('emp')), [
       { field: 'home_base.business_id', business_id: first! },
       { field: 'availabilities[0].start_location.home_base.business_id', business_id: second! },
@@ -76,7 +54,7 @@ describe('POST /internal/home-base-claims', () => {
   });
 
   it('answers 400 naming exactly the references to home bases that do not exist, by the fields sent, and claims none', async () => {
-    const [known] = await homeBases(1);
+    const [known] = await client.createHomeBases(1);
     const [missing, gone] = [fresh('missing'), fresh('gone')];
     await client.create(gone);
     expect((await client.inject('DELETE', `/home-base/${gone}`)).statusCode).toBe(204);
@@ -101,7 +79,7 @@ describe('POST /internal/home-base-claims', () => {
   });
 
   it("takes another tenant's home base for one that does not exist", async () => {
-    const [theirs] = await homeBases(1, otherClient);
+    const [theirs] = await otherClient.createHomeBases(1);
     const response = await client.claim(employee(fresh('emp')), [{ field: 'home_base.business_id', business_id: theirs! }]);
     expect(response.statusCode).toBe(400);
     expect(json<{ violations: unknown[] }>(response).violations).toEqual([
@@ -111,7 +89,7 @@ describe('POST /internal/home-base-claims', () => {
   });
 
   it('refuses a home base whose delete is under way (its deletion mark), believing a mark for a minute only', async () => {
-    const [home, stale] = await homeBases(2);
+    const [home, stale] = await client.createHomeBases(2);
     // what a delete in progress, and one that crashed over a minute ago, leave in the service's database
     const marks = world.harness.service.store.db.collection<{ _id: string; home_base: string; at: Date }>('home_base_deletions');
     await marks.insertMany([
@@ -132,7 +110,7 @@ describe('POST /internal/home-base-claims', () => {
   });
 
   it('blocks the delete of every home base it names at once, listing the referrer as pending', async () => {
-    const [first, second, untouched] = await homeBases(3);
+    const [first, second, untouched] = await client.createHomeBases(3);
     const emp = fresh('emp');
     await claimed(employee(emp), first!, second!);
     for (const id of [first!, second!]) expect(await deleteOf(id)).toEqual({ status: 409, referrers: [pending(emp)], total: 1 });
@@ -141,7 +119,7 @@ describe('POST /internal/home-base-claims', () => {
   });
 
   it('lists every claim, one per claim, with the referrers from events, by entity and id', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const [a, b] = [fresh('emp-a'), fresh('emp-b')];
     await claimed(employee(b), home!);
     await claimed(employee(a), home!);
@@ -156,7 +134,7 @@ describe('POST /internal/home-base-claims', () => {
 
 describe('DELETE /internal/home-base-claims/{claim_id}', () => {
   it('drops the claim: the home base can go again; a second drop and one of an unknown claim are 204 too', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const claim = await claimed(employee(fresh('emp')), home!);
     expect((await deleteOf(home!)).status).toBe(409);
     const dropped = await client.drop(claim);
@@ -168,7 +146,7 @@ describe('DELETE /internal/home-base-claims/{claim_id}', () => {
   });
 
   it('drops only its own claim: the other claims on the home base still block', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const [first, second] = [fresh('emp'), fresh('emp')];
     const claim = await claimed(employee(first), home!);
     await claimed(employee(second), home!);
@@ -177,15 +155,13 @@ describe('DELETE /internal/home-base-claims/{claim_id}', () => {
   });
 
   it("neither drops nor settles another tenant's claim", async () => {
-    const [home] = await homeBases(1);
-    const emp = fresh('emp');
-    const claim = await claimed(employee(emp), home!);
+    const { home, emp, claim } = await employeeClaim();
     expect((await otherClient.drop(claim)).statusCode).toBe(204);
     expect((await otherClient.settle(claim, 1)).statusCode).toBe(404);
     // an event of the other tenant's referrer of the same id does not end it either
     await world.publish(employeeEvent(other, emp, 5));
     await world.drain(tenant);
-    expect(await deleteOf(home!)).toEqual({ status: 409, referrers: [pending(emp)], total: 1 });
+    expect(await deleteOf(home)).toEqual({ status: 409, referrers: [pending(emp)], total: 1 });
   });
 });
 
@@ -194,39 +170,37 @@ describe('PUT /internal/home-base-claims/{claim_id}', () => {
     const unknown = await client.settle(randomUUID(), 1);
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const claim = await claimed(employee(fresh('emp')), home!);
     await client.drop(claim);
     expect((await client.settle(claim, 1)).statusCode).toBe(404);
   });
 
   it('holds the home base until the settled version arrives; then the referrer does, until it names it no more', async () => {
-    const [home] = await homeBases(1);
-    const emp = fresh('emp');
-    const claim = await claimed(employee(emp), home!);
+    const { home, emp, claim } = await employeeClaim();
     const settled = await client.settle(claim, 2);
     expect(settled.statusCode).toBe(204);
     expect(settled.body).toBe('');
-    expect(await deleteOf(home!)).toEqual({ status: 409, referrers: [pending(emp)], total: 1 });
+    expect(await deleteOf(home)).toEqual({ status: 409, referrers: [pending(emp)], total: 1 });
 
     // an older version changes nothing of the claim, even one that names nothing
     await world.publish(employeeEvent(tenant, emp, 1, undefined, { action: 'created' }));
     await world.applied(tenant, 'employee', emp, 1);
-    expect(await deleteOf(home!)).toEqual({ status: 409, referrers: [pending(emp)], total: 1 });
+    expect(await deleteOf(home)).toEqual({ status: 409, referrers: [pending(emp)], total: 1 });
 
     // the settled version: the claim goes, the employee's own row holds the home base now
     await world.publish(employeeEvent(tenant, emp, 2, home));
-    expect((await client.blocked(home!, ({ referrers }) => referrers.every((referrer) => referrer.pending !== true))).referrers).toEqual([
+    expect((await client.blocked(home, ({ referrers }) => referrers.every((referrer) => referrer.pending !== true))).referrers).toEqual([
       employee(emp),
     ]);
-    expect(await deleteOf(home!)).toEqual({ status: 409, referrers: [employee(emp)], total: 1 });
+    expect(await deleteOf(home)).toEqual({ status: 409, referrers: [employee(emp)], total: 1 });
 
     await world.publish(employeeEvent(tenant, emp, 3));
-    await client.free(home!);
+    await client.free(home);
   });
 
   it('lists a settled claim beside the row of an earlier version, and ends with the deleted event of a later one', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const emp = fresh('emp');
     await world.publish(employeeEvent(tenant, emp, 1, home, { action: 'created' }));
     await world.applied(tenant, 'employee', emp, 1);
@@ -242,35 +216,29 @@ describe('PUT /internal/home-base-claims/{claim_id}', () => {
   });
 
   it('ends the claim at once when the event of that version was applied before the settlement', async () => {
-    const [home] = await homeBases(1);
-    const emp = fresh('emp');
-    const claim = await claimed(employee(emp), home!);
+    const { home, emp, claim } = await employeeClaim();
     await world.publish(employeeEvent(tenant, emp, 1, home, { action: 'created' }));
     await world.applied(tenant, 'employee', emp, 1);
-    expect((await deleteOf(home!)).total).toBe(2);
+    expect((await deleteOf(home)).total).toBe(2);
     expect((await client.settle(claim, 1)).statusCode).toBe(204);
-    expect(await deleteOf(home!)).toEqual({ status: 409, referrers: [employee(emp)], total: 1 });
+    expect(await deleteOf(home)).toEqual({ status: 409, referrers: [employee(emp)], total: 1 });
     await world.publish(employeeEvent(tenant, emp, 2, home, { action: 'deleted' }));
-    await client.free(home!);
+    await client.free(home);
   });
 
   it('ends the claim at once when a later version that names no home base was applied before the settlement', async () => {
-    const [home] = await homeBases(1);
-    const emp = fresh('emp');
-    const claim = await claimed(employee(emp), home!);
+    const { home, emp, claim } = await employeeClaim();
     await world.publish(employeeEvent(tenant, emp, 1, home, { action: 'created' }));
     await world.publish(employeeEvent(tenant, emp, 2));
     await world.applied(tenant, 'employee', emp, 2);
     expect((await client.settle(claim, 1)).statusCode).toBe(204);
-    expect(await deleteOf(home!)).toEqual({ status: 204 });
+    expect(await deleteOf(home)).toEqual({ status: 204 });
   });
 
   // A referrer whose applied events named no home base used to have no row: the settlement could not
   // see that a later version was applied, and the claim stayed until the referrer's next event, if any.
   it('ends the claim at settlement when a later version naming no home base overtook the claimed one', async () => {
-    const [home] = await homeBases(1);
-    const emp = fresh('emp');
-    const claim = await claimed(employee(emp), home!);
+    const { home, emp, claim } = await employeeClaim();
     // version 2 (no home base) arrives first; version 1, the claimed write's, comes late and is skipped
     await world.publish(employeeEvent(tenant, emp, 2));
     await world.applied(tenant, 'employee', emp, 2);
@@ -278,11 +246,11 @@ describe('PUT /internal/home-base-claims/{claim_id}', () => {
     await world.drain(tenant);
     expect((await client.settle(claim, 1)).statusCode).toBe(204);
     // the referrer is past version 1 and names no home base: nothing holds the home base any more
-    expect(await deleteOf(home!)).toEqual({ status: 204 });
+    expect(await deleteOf(home)).toEqual({ status: 204 });
   });
 
   it('ends a settled availability claim with the event of its entity id, whose row then holds the home base', async () => {
-    const [home, other] = await homeBases(2);
+    const [home, other] = await client.createHomeBases(2);
     const [emp, availability] = [fresh('emp'), randomUUID()];
     const referrer = { entity: 'availability', id: `${emp}/${availability}` };
     const claim = await claimed(referrer, home!, other!);
@@ -296,7 +264,7 @@ describe('PUT /internal/home-base-claims/{claim_id}', () => {
   });
 
   it("keeps a claim whatever other referrers' events say", async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const [emp, neighbour] = [fresh('emp'), fresh('emp')];
     const claim = await claimed(employee(emp), home!);
     expect((await client.settle(claim, 1)).statusCode).toBe(204);
@@ -309,7 +277,7 @@ describe('PUT /internal/home-base-claims/{claim_id}', () => {
 
 describe('the claim routes', () => {
   it('refuse malformed bodies and ids with 400 and violations', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const references = [{ field: 'home_base.business_id', business_id: home }];
     const bodies: unknown[] = [
       { references },
@@ -342,7 +310,7 @@ describe('the claim routes', () => {
   });
 
   it('answer 401 without a token, claiming nothing', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const url = `${BASE}${CLAIMS}`;
     const payload = { referrer: employee('e1'), references: [{ field: 'home_base.business_id', business_id: home }] };
     const calls = [
@@ -360,7 +328,7 @@ describe('the claim routes', () => {
 
   // Before, a tenant's token was enough: anyone who reached the port could leave home bases undeletable.
   it("answer 403 to a tenant's token without the services' key, or with a wrong one, claiming nothing", async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const payload = { referrer: employee('e1'), references: [{ field: 'home_base.business_id', business_id: home }] };
     const claim = await claimed(employee('e2'), home!);
     for (const key of [undefined, 'not-the-key', `${world.harness.env.variables.INTERNAL_API_KEY}x`]) {
@@ -381,7 +349,7 @@ describe('the claim routes', () => {
   });
 
   it('refuse a referrer of a kind whose events the service does not follow, naming the field', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const response = await client.claim({ entity: 'actual', id: 'a1' }, [{ field: 'home_base.business_id', business_id: home! }]);
     expect(response.statusCode).toBe(400);
     expect(json<{ violations: { field: string }[] }>(response).violations.map(({ field }) => field)).toEqual(['referrer.entity']);

@@ -1,46 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueName } from '@rm/testkit';
 import { json } from './helpers.js';
 import {
   availabilityEvent,
   employeeEvent,
-  homeBaseClient,
+  fresh,
   referrerEvent,
-  startReferenceWorld,
   transportResourceData,
   transportResourceEvent,
-  type HomeBaseClient,
+  useReferenceWorld,
   type InUse,
-  type ReferenceWorld,
 } from './reference-helpers.js';
 
 // The reference index that a home-base delete consults, filled from the events of the services whose
 // entities name home bases, published here onto their real streams.
-const tenant = uniqueName('tenant');
-const other = uniqueName('other');
-let world: ReferenceWorld;
-let client: HomeBaseClient;
-let otherClient: HomeBaseClient;
-
-beforeAll(async () => {
-  world = await startReferenceWorld();
-  client = homeBaseClient(world.harness, await world.harness.as(tenant));
-  otherClient = homeBaseClient(world.harness, await world.harness.as(other));
-});
-
-afterAll(async () => {
-  await world?.close();
-});
-
-const fresh = (prefix: string) => `${prefix}-${randomUUID()}`;
-
-/** Creates home bases in the tenant and returns their ids. */
-async function homeBases(count: number, on = client): Promise<string[]> {
-  const ids = Array.from({ length: count }, () => fresh('hb'));
-  for (const id of ids) await on.create(id);
-  return ids;
-}
+const [tenant, other] = [uniqueName('tenant'), uniqueName('other')];
+const { world, clients: [client, otherClient] } = useReferenceWorld(tenant, other);
 
 /** The single DELETE's answer, the home base created again if it went. */
 async function deleteOf(id: string, on = client) {
@@ -50,7 +26,7 @@ async function deleteOf(id: string, on = client) {
 
 describe('the reference index from employee events', () => {
   it('blocks the delete of the home base an employee names, listing the employee, with a problem+json 409', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const employee = fresh('emp');
     await world.publish(employeeEvent(tenant, employee, 1, home, { action: 'created' }));
 
@@ -67,7 +43,7 @@ describe('the reference index from employee events', () => {
   });
 
   it('moves the block when an update names another home base, and lifts it with the delete event', async () => {
-    const [first, second] = await homeBases(2);
+    const [first, second] = await client.createHomeBases(2);
     const employee = fresh('emp');
     await world.publish(employeeEvent(tenant, employee, 1, first, { action: 'created' }));
     await client.blocked(first!);
@@ -83,7 +59,7 @@ describe('the reference index from employee events', () => {
   });
 
   it('lifts the block when an update names no home base any more', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const employee = fresh('emp');
     await world.publish(employeeEvent(tenant, employee, 1, home, { action: 'created' }));
     await client.blocked(home!);
@@ -92,7 +68,7 @@ describe('the reference index from employee events', () => {
   });
 
   it("never blocks on another tenant's events, even for a home base of the same id", async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     await otherClient.create(home!);
     const employee = fresh('emp');
     // the other tenant's employee names it: the other tenant's home base is blocked, ours is not
@@ -105,7 +81,7 @@ describe('the reference index from employee events', () => {
   });
 
   it('ignores an older version delivered after a newer one: it brings no reference back', async () => {
-    const [old, current] = await homeBases(2);
+    const [old, current] = await client.createHomeBases(2);
     const employee = fresh('emp');
     await world.publish(employeeEvent(tenant, employee, 1, old, { action: 'created' }));
     await world.publish(employeeEvent(tenant, employee, 3, current));
@@ -121,7 +97,7 @@ describe('the reference index from employee events', () => {
   });
 
   it('ignores an older delete delivered after a newer update: the newer reference stays', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const employee = fresh('emp');
     await world.publish(employeeEvent(tenant, employee, 5, home));
     await client.blocked(home!);
@@ -132,7 +108,7 @@ describe('the reference index from employee events', () => {
   });
 
   it('keeps one referrer for the same event delivered twice, under the same message id or another', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const employee = fresh('emp');
     const event = employeeEvent(tenant, employee, 1, home, { action: 'created' });
     expect((await world.publish(event)).duplicate).toBe(false);
@@ -147,7 +123,7 @@ describe('the reference index from employee events', () => {
   });
 
   it('counts one referrer for a referrer that names the same home base in several places', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const employee = fresh('emp');
     const availability = randomUUID();
     const event = availabilityEvent(tenant, employee, availability, 1, home);
@@ -160,7 +136,7 @@ describe('the reference index from employee events', () => {
 
 describe('the reference index from other referrers', () => {
   it('blocks on an availability, listed by its entity id <employee>/<availability>, until it names another home base', async () => {
-    const [home, other] = await homeBases(2);
+    const [home, other] = await client.createHomeBases(2);
     const employee = fresh('emp');
     const availability = randomUUID();
     await world.publish(availabilityEvent(tenant, employee, availability, 1, home));
@@ -171,7 +147,7 @@ describe('the reference index from other referrers', () => {
   });
 
   it('blocks on the deprecated home_base_id of an availability too', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const employee = fresh('emp');
     const availability = randomUUID();
     const event = availabilityEvent(tenant, employee, availability, 1);
@@ -180,7 +156,7 @@ describe('the reference index from other referrers', () => {
   });
 
   it('blocks on a transport resource until its delete event', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const truck = fresh('truck');
     await world.publish(transportResourceEvent(tenant, truck, 1, home, { action: 'created' }));
     expect((await client.blocked(home!)).referrers).toEqual([{ entity: 'transport-resource', id: truck }]);
@@ -189,7 +165,7 @@ describe('the reference index from other referrers', () => {
   });
 
   it("does not take a transport resource's custom_data for a reference", async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const truck = fresh('truck');
     const data = transportResourceData(truck, 1, undefined, { custom_data: { home_base: { business_id: home }, home_base_id: home } });
     await world.publish(referrerEvent('transport-resource', tenant, truck, 1, data, { action: 'created' }));
@@ -198,7 +174,7 @@ describe('the reference index from other referrers', () => {
   });
 
   it('lists the referrers of every entity together, by entity and then id', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const employees = [fresh('emp-b'), fresh('emp-a')];
     const truck = fresh('truck');
     const availability = `${fresh('emp')}/${randomUUID()}`;
@@ -224,7 +200,7 @@ describe('a refused delete', () => {
     const agree = ({ referrers, referrers_total }: InUse) => referrers.length === Math.min(referrers_total, 100);
     // the two reads rarely straddle a write: rounds until one does, for at most 20 s
     for (const until = Date.now() + 20_000; Date.now() < until && answers.every(agree); ) {
-      const [home] = await homeBases(1);
+      const [home] = await client.createHomeBases(1);
       const employees = Array.from({ length: 20 }, () => fresh('emp'));
       // every refusal while 20 rows arrive, and then while they go again
       for (const version of [1, 2]) {
@@ -242,7 +218,7 @@ describe('a refused delete', () => {
 
 describe('a home base with many referrers', () => {
   it('lists the first 100 by entity and id, and counts them all in referrers_total', async () => {
-    const [home] = await homeBases(1);
+    const [home] = await client.createHomeBases(1);
     const prefix = fresh('many');
     const ids = Array.from({ length: 101 }, (_, index) => `${prefix}-${String(index).padStart(3, '0')}`);
     // published in an order of their own, so that the listing's order is the service's

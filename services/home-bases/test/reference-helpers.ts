@@ -14,7 +14,8 @@ import {
 } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
 import { INTERNAL_API_KEY_HEADER } from '@rm/service-kit';
-import { connectTestNats, startNatsServer, waitFor, type TestNats } from '@rm/testkit';
+import { waitFor } from '@rm/testkit';
+import { startOnOwnNats, useWorld } from '@rm/testkit/service-helpers';
 import { BASE, homeBaseBody, json, startHomeBases, type HomeBasesHarness } from './helpers.js';
 
 /** The entities whose events name home bases, by entity, and the home-bases consumer that reads each (its ledger's name). */
@@ -127,25 +128,16 @@ export interface ReferenceWorld {
 }
 
 export async function startReferenceWorld(variables: Record<string, string> = {}): Promise<ReferenceWorld> {
-  const nats = await startNatsServer();
-  let client: TestNats | undefined;
-  let harness: HomeBasesHarness | undefined;
-  try {
-    harness = await startHomeBases({ ...variables, NATS_URL: nats.url });
-    client = await connectTestNats({ url: nats.url });
-    const jsm = await jetstreamManager(client.nc);
-    // declared as the service declares them (it has: its consumers read them)
-    await declareServiceStream(jsm, 'employees');
-    await declareServiceStream(jsm, 'transport-resources');
-  } catch (error) {
-    await harness?.close();
-    await client?.close();
-    await nats.stop();
-    throw error;
-  }
-  const started = harness;
-  const opened = client;
-  const js = jetstream(opened.nc);
+  const own = await startOnOwnNats(
+    (natsUrl) => startHomeBases({ ...variables, NATS_URL: natsUrl }),
+    async (nats) => {
+      const jsm = await jetstreamManager(nats.nc);
+      // declared as the service declares them (it has: its consumers read them)
+      await declareServiceStream(jsm, 'employees');
+      await declareServiceStream(jsm, 'transport-resources');
+    },
+  );
+  const js = jetstream(own.nats.nc);
 
   const contractOf = (entity: string) => {
     const contract = CONTRACTS[entity];
@@ -163,7 +155,7 @@ export async function startReferenceWorld(variables: Record<string, string> = {}
 
   async function appliedVersion(tenant: string, entity: string, id: string): Promise<number> {
     const ref = { tenant, entity, entityId: id };
-    const versions = await started.service.store.appliedVersions(contractOf(entity).durable).read([ref]);
+    const versions = await own.harness.service.store.appliedVersions(contractOf(entity).durable).read([ref]);
     return versions.get(entityRefKey(ref)) ?? 0;
   }
 
@@ -178,19 +170,14 @@ export async function startReferenceWorld(variables: Record<string, string> = {}
     await applied(tenant, entity, sentinel, 1);
   }
 
-  return {
-    harness: started,
-    publish,
-    appliedVersion,
-    applied,
-    drain,
-    async close() {
-      await started.close();
-      await opened.close();
-      await nats.stop();
-    },
-  };
+  return { harness: own.harness, publish, appliedVersion, applied, drain, close: own.close };
 }
+
+/** A reference world shared by the tests of the file, with a home-base client of each of `tenants`. */
+export const useReferenceWorld = <Tenants extends string[]>(...tenants: Tenants) => useWorld(startReferenceWorld, homeBaseClient, ...tenants);
+
+/** A new id, `<prefix>-<uuid>`. */
+export const fresh = (prefix: string) => `${prefix}-${randomUUID()}`;
 
 /** HTTP calls of one tenant, with the waits that poll a home base's delete. */
 export function homeBaseClient(harness: HomeBasesHarness, headers: Record<string, string>) {
@@ -219,6 +206,12 @@ export function homeBaseClient(harness: HomeBasesHarness, headers: Record<string
   return {
     inject,
     create,
+    /** Creates `count` home bases of new ids; returns the ids. */
+    async createHomeBases(count: number): Promise<string[]> {
+      const ids = Array.from({ length: count }, () => fresh('hb'));
+      for (const id of ids) await create(id);
+      return ids;
+    },
     tryDelete,
     claim: (referrer: { entity: string; id: string }, references: { field: string; business_id: string }[]) =>
       inject('POST', '/internal/home-base-claims', { referrer, references }),

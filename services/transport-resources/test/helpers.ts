@@ -1,34 +1,21 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { homeBasesService } from '@rm/home-bases/service';
-import { startService, type RunningService } from '@rm/runtime';
-import type { transportResourcesConfigSpec } from '../src/config.js';
-import { recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents, type HarnessWithHomeBases } from '@rm/testkit';
+import { startService } from '@rm/runtime';
+import { recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents } from '@rm/testkit';
 import { transportResourcesService } from '../src/app.js';
 
-export const BASE = '/resource-management/v1';
-
-export type TransportResourcesHarness = HarnessWithHomeBases<
-  RunningService<ReturnType<typeof transportResourcesService.collections>, typeof transportResourcesConfigSpec>,
-  RunningService<ReturnType<typeof homeBasesService.collections>, Record<never, never>>['app']
->;
+export { BASE, json } from '@rm/testkit/service-helpers';
 
 /**
  * The transport-resources service as the runtime runs it in production, over a fresh database of the run's
  * servers, with a home-bases service of its own beside it.
  */
-export function startTransportResources(variables: Record<string, string> = {}): Promise<TransportResourcesHarness> {
-  return startServiceHarnessWithHomeBases(
-    'transport_resources',
-    (env) => startService(transportResourcesService, { env, listen: false }),
-    (env) => startService(homeBasesService, { env }),
-    variables,
-  );
+export function startTransportResources(variables: Record<string, string> = {}) {
+  const start = (env: Record<string, string>) => startService(transportResourcesService, { env, listen: false });
+  return startServiceHarnessWithHomeBases('transport_resources', start, (env) => startService(homeBasesService, { env }), variables);
 }
 
-export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
-  return JSON.parse(response.body) as T;
-}
+export type TransportResourcesHarness = Awaited<ReturnType<typeof startTransportResources>>;
 
 /** A valid truck located at an ad-hoc start location. */
 export function truckBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -4,7 +4,8 @@ import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestServiceEnv, type TestServiceEnv } from '../test-service-env.js';
 import { waitFor } from '../wait-for.js';
-import { BASE, type Method } from './tenant-service.js';
+import { BASE } from '../service-helpers.js';
+import type { Method } from './service-under-test.js';
 
 /** An HTTP call as the tenant; `body` is the parsed JSON answer (undefined when empty). */
 export type Call = (method: Method, path: string, body?: object) => Promise<{ status: number; body: unknown }>;

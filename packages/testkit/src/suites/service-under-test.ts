@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { json } from '../service-helpers.js';
 
 export type Body = Record<string, unknown>;
 export type Headers = Record<string, string>;
@@ -22,9 +23,7 @@ export interface ServiceUnderTest {
   close(): Promise<void>;
 }
 
-export function json<T = Record<string, unknown>>(response: InjectedResponse): T {
-  return JSON.parse(response.body) as T;
-}
+export { json } from '../service-helpers.js';
 
 /** An application/problem+json answer of the status. */
 export function expectProblemWithStatus(response: InjectedResponse, status: number): void {

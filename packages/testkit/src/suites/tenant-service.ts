@@ -6,6 +6,7 @@ import type { RecordedEvents } from '../record-events.js';
 import type { ServiceHarness } from '../service-harness.js';
 import { uniqueName } from '../unique-name.js';
 import { waitFor } from '../wait-for.js';
+import { BASE } from '../service-helpers.js';
 import type { Body, InjectedResponse, Method } from './service-under-test.js';
 
 export type { Body, Method };
@@ -47,8 +48,6 @@ export interface TenantService {
   db: Db;
   close(): Promise<void>;
 }
-
-export const BASE = '/resource-management/v1';
 
 /** Harnessed service whose store the suites read directly. */
 type StoredHarness = ServiceHarness<{ app: unknown; store: { db: Db; outbox: { onCommit(listener: () => void): unknown } }; stop(): Promise<unknown> }>;
