@@ -68,7 +68,7 @@ export type ConsumedEntity = keyof typeof CONSUMED;
 const validate = createEventValidator(Object.values(CONSUMED).map(({ events }) => events));
 
 /** One message of the deployments stream. */
-export interface Published {
+interface Published {
   subject: string;
   event: EventEnvelope;
 }
@@ -81,12 +81,8 @@ export interface Published {
  */
 export interface DeploymentsWorld {
   harness: DeploymentsHarness;
-  /** Every message on `rm.deployments.>` so far, in stream order, duplicates included. */
-  published: Published[];
   /** Publishes an employee or transport-resource event as its service does (`msgID` the event id); refuses an invalid one. */
   publish(event: EventEnvelope): Promise<PubAck>;
-  /** The version of the employee (or other `entity`) the service's consumer has applied (0 for none). */
-  appliedVersion(tenant: string, id: string, entity?: ConsumedEntity): Promise<number>;
   /** Waits until the consumer has applied the employee (or other `entity`) at `version` or later (its handler has run). */
   applied(tenant: string, id: string, version: number, entity?: ConsumedEntity): Promise<void>;
   /** Publishes `employee.<action>` at `version` and waits until it is applied. */
@@ -143,9 +139,7 @@ export async function startDeploymentsWorld(variables: Record<string, string> = 
 
   return {
     harness,
-    published,
     publish,
-    appliedVersion,
     applied,
     async employee(tenant, employeeId, version = 1, action = version === 1 ? 'created' : 'updated') {
       await publish(employeeEvent(tenant, employeeId, version, action));

@@ -1,6 +1,9 @@
 import { expect } from 'vitest';
 import { json } from '../service-helpers.js';
 
+/** A UUID of version 7, as the services generate ids and event ids. */
+export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 export type Body = Record<string, unknown>;
 export type Headers = Record<string, string>;
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -41,7 +44,7 @@ export function expectProblem(response: InjectedResponse): Violation[] {
 }
 
 /**
- * The service with every tenant set up by `setUp` before a suite's client of it gets its headers (the
+ * The service with every tenant set up by `setUp`, once, before a suite's client of it gets its headers (the
  * parent resource that its lists hang under, say), closed by `close`, which stops what runs around it too.
  */
 export function withTenantSetup<Service extends ServiceUnderTest>(
@@ -49,12 +52,14 @@ export function withTenantSetup<Service extends ServiceUnderTest>(
   setUp: (tenant: string, headers: Headers) => Promise<unknown>,
   close: () => Promise<void>,
 ): Service {
+  const setUpTenants = new Set<string>();
   return {
     ...service,
     close,
     async as(tenant: string) {
       const headers = await service.as(tenant);
-      await setUp(tenant, headers);
+      if (!setUpTenants.has(tenant)) await setUp(tenant, headers);
+      setUpTenants.add(tenant);
       return headers;
     },
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../unique-name.js';
-import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method } from './service-under-test.js';
+import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method, UUID_V7 } from './service-under-test.js';
 
 // The unavailability routes of @rm/service-kit (`{parent}/{id}/unavailability…`), as every service
 // that serves them answers.
@@ -30,7 +30,6 @@ export interface UnavailabilityApiOptions {
   };
 }
 
-const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const violatedFields = (response: InjectedResponse) => json<{ violations: { field: string }[] }>(response).violations.map((violation) => violation.field);
 

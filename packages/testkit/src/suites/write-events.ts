@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../wait-for.js';
-import { json, type InjectedResponse } from './service-under-test.js';
+import { json, type InjectedResponse, UUID_V7 } from './service-under-test.js';
 import {
   arrived,
   create,
@@ -52,7 +52,6 @@ export interface EventedResource<Service extends TenantService> {
 
 const MINIMAL = { prefer: 'return=minimal' };
 const STALE = { 'if-match': 'W/"1"' };
-const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/;
 
 /**
  * One event per committed write, in order, carrying the version and the representation (a delete the
@@ -117,7 +116,7 @@ export function describeWriteEvents<Service extends TenantService>(options: {
         const place = await resource.place(service());
         const before = service().writes();
         let id: string;
-        // a minimal POST would not tell the id it chose
+        // where only a POST creates, the create is a plain one and the update the minimal write
         if (place.newId === undefined) ({ id } = await create(service(), place, place.body));
         else {
           id = place.newId();

@@ -102,7 +102,6 @@ export function describeWriteRules<Service extends ServiceUnderTest & { writes()
     /** The headers of the tenant the suite writes in. */
     headers: () => headers,
     nextId,
-    put,
     putText,
     get,
     expectProblem,

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Referrer } from '@rm/contracts';
+import { parseIfMatch } from '@rm/service-kit';
 import { claimCallerOf, type HomeBaseClaims } from '@rm/service-kit/resources';
-import type { IfMatch, Resource, ResourceCollection, Scope } from '@rm/store';
+import type { Resource, ResourceCollection, Scope } from '@rm/store';
 
 /**
  * The create of an employee's sub-resource under the key it is given (what createOnce runs): the home bases
@@ -18,15 +19,17 @@ export function claimingCreate<Body>(
   };
 }
 
-/** The update of an employee's sub-resource: the home bases its body names are claimed first, as its referrer. */
+/**
+ * The update of an employee's sub-resource under the request's If-Match: the home bases its body names are
+ * claimed first, as its referrer (so an unknown home base is told before a malformed If-Match, as for employees).
+ */
 export async function claimingUpdate<Body>(
   { homeBases, request, items, referrerOf }: ClaimingWriteParts<Body>,
   scope: Required<Scope>,
   key: string,
   body: Body,
-  ifMatch: IfMatch | undefined,
 ): Promise<Resource<Body>> {
-  const write = async () => items.put({ ...scope, key }, body, { ifMatch, mode: 'update' });
+  const write = async () => items.put({ ...scope, key }, body, { ifMatch: parseIfMatch(request.headers['if-match']), mode: 'update' });
   return (await homeBases.write(claimCallerOf(request), referrerOf(scope, key), body, write)).resource;
 }
 

@@ -13,7 +13,7 @@ import {
   type EmployeeParams as Params,
   type TimeRangeQuery as RangeQuery,
 } from '@rm/contracts';
-import { parseIfMatch, replyDeleted, replyWritten, sendJsonArray, ValidationProblem, type TenantQuota } from '@rm/service-kit';
+import { replyDeleted, replyWritten, sendJsonArray, ValidationProblem, type TenantQuota } from '@rm/service-kit';
 import {
   assertParentExists,
   idempotencyKeyOf,
@@ -112,7 +112,7 @@ export const availabilityRoutes: FastifyPluginAsync<AvailabilityRoutesOptions> =
       const scope = parentScope(request, employee);
       const key = request.params.generated_id;
       const parts = { homeBases, request, items: availabilities, referrerOf };
-      const resource = await claimingUpdate(parts, scope, key, decision.availability, parseIfMatch(request.headers['if-match']));
+      const resource = await claimingUpdate(parts, scope, key, decision.availability);
       return replyWritten(reply, {
         status: 200,
         body: toAvailability(resource),

@@ -13,7 +13,7 @@ import {
   type ShiftScheduleFields,
   type EmployeeParams as Params,
 } from '@rm/contracts';
-import { parseIfMatch, replyWritten, sendJsonArray, ValidationProblem } from '@rm/service-kit';
+import { replyWritten, sendJsonArray, ValidationProblem } from '@rm/service-kit';
 import {
   assertParentExists,
   idempotencyKeyOf,
@@ -102,7 +102,7 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
       const scope = parentScope(request, employee);
       const key = request.params.generated_id;
       const parts = { homeBases, request, items: schedules, referrerOf };
-      const resource = await claimingUpdate(parts, scope, key, decision.schedule, parseIfMatch(request.headers['if-match']));
+      const resource = await claimingUpdate(parts, scope, key, decision.schedule);
       // spec: "201 with the schedule, or 204"
       return replyWritten(reply, {
         status: 201,
