@@ -1,8 +1,7 @@
 import { describeUnavailabilityApi } from '@rm/testkit/suites/unavailability-api';
-import { BASE, employeeBody, startEmployees } from './helpers.js';
+import { employeeBody, startEmployees } from './helpers.js';
 
 describeUnavailabilityApi({
   start: () => startEmployees(),
-  base: BASE,
   parent: { name: 'employee', field: 'employee_id', body: employeeBody },
 });

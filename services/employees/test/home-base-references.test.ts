@@ -10,9 +10,9 @@ import {
   type HomeBasesApi,
 } from '@rm/testkit/suites/home-base-references';
 import { expectProblemWithStatus, json, type Body, type Violation } from '@rm/testkit/suites/service-under-test';
-import { BASE, employeeBody, startEmployees } from './helpers.js';
+import { employeeBody, startEmployees } from './helpers.js';
 
-describeHomeBaseReferences({ start: startEmployees, base: BASE, resource: { name: 'employee', body: employeeBody } });
+describeHomeBaseReferences({ start: startEmployees, resource: { name: 'employee', body: employeeBody } });
 
 // The employee's own writes that name home bases: its availabilities and shift schedules.
 
@@ -56,7 +56,7 @@ function employeeRequests(api: HomeBasesApi) {
 }
 
 describe('availabilities and shift schedules naming home bases, with the home-bases service up', () => {
-  const api = useHomeBasesHarness(startEmployees, BASE, uniqueName('hb-refs'));
+  const api = useHomeBasesHarness(startEmployees, uniqueName('hb-refs'));
   const other = uniqueName('hb-other');
   const { employee, ...requests } = employeeRequests(api);
 
@@ -265,7 +265,7 @@ describe('availabilities and shift schedules naming home bases, with the home-ba
 });
 
 describe('availabilities and shift schedules naming home bases, with the home-bases service down', () => {
-  const api = useHomeBasesDown(startEmployees, BASE, uniqueName('hb-down'));
+  const api = useHomeBasesDown(startEmployees, uniqueName('hb-down'));
   const { employee, ...requests } = employeeRequests(api);
 
   it('still takes those that name no home base', async () => {

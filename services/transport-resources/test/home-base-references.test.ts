@@ -1,9 +1,8 @@
 import { describeHomeBaseReferences } from '@rm/testkit/suites/home-base-references';
-import { BASE, startTransportResources, truckBody } from './helpers.js';
+import { startTransportResources, truckBody } from './helpers.js';
 
 describeHomeBaseReferences({
   start: startTransportResources,
-  base: BASE,
   resource: {
     name: 'transport-resource',
     body: truckBody,

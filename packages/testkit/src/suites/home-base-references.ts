@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../unique-name.js';
 import { waitFor } from '../wait-for.js';
+import { BASE } from '../service-helpers.js';
 import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method, type Violation } from './service-under-test.js';
 
 // Writes that name home bases (the claims of @rm/service-kit/resources), against a real home-bases
@@ -50,9 +51,9 @@ export type HomeBasesApi = ReturnType<typeof useHomeBasesHarness>;
 
 /**
  * A harness for the tests of the describe block this is called in, and the requests of one tenant to
- * it (paths below `base`) and to its home-bases service.
+ * it (paths below BASE) and to its home-bases service.
  */
-export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, base: string, tenant: string) {
+export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, tenant: string) {
   let harness: HomeBasesHarness;
   let headers: Headers;
   beforeAll(async () => {
@@ -63,7 +64,7 @@ export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, base
     await harness?.close();
   });
 
-  const homeBaseUrl = (id: string) => `${base}/home-base/${id}`;
+  const homeBaseUrl = (id: string) => `${BASE}/home-base/${id}`;
   const deleteHomeBase = (id: string) => harness.homeBases.inject({ method: 'DELETE', url: homeBaseUrl(id), headers });
   const getHomeBase = (id: string) => harness.homeBases.inject({ method: 'GET', url: homeBaseUrl(id), headers });
 
@@ -80,7 +81,7 @@ export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, base
     harness: () => harness,
     /** A request as the tenant; `extra` headers replace its own (another tenant's token). */
     send: (method: Method, path: string, payload?: Body, extra: Headers = {}) =>
-      harness.app.inject({ method, url: `${base}${path}`, headers: { ...headers, ...extra }, ...(payload === undefined ? {} : { payload }) }),
+      harness.app.inject({ method, url: `${BASE}${path}`, headers: { ...headers, ...extra }, ...(payload === undefined ? {} : { payload }) }),
     /** Fresh home bases of the tenant (or of `inTenant`), by id. */
     async homeBases(count: number, inTenant = tenant): Promise<string[]> {
       const ids = Array.from({ length: count }, () => fresh('hb'));
@@ -115,8 +116,8 @@ export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, base
 }
 
 /** As useHomeBasesHarness, with the home-bases service down once it holds one home base of the tenant, `known()`. */
-export function useHomeBasesDown(start: () => Promise<HomeBasesHarness>, base: string, tenant: string) {
-  const api = useHomeBasesHarness(start, base, tenant);
+export function useHomeBasesDown(start: () => Promise<HomeBasesHarness>, tenant: string) {
+  const api = useHomeBasesHarness(start, tenant);
   let known: string;
   beforeAll(async () => {
     [known] = (await api.homeBases(1)) as [string];
@@ -129,8 +130,6 @@ export function useHomeBasesDown(start: () => Promise<HomeBasesHarness>, base: s
 export interface HomeBaseReferencesOptions {
   /** Starts the service with a home-bases service of its own beside it; `variables` add to its environment. */
   start(variables?: Record<string, string>): Promise<HomeBasesHarness>;
-  /** The API's base path, like '/resource-management/v1' (the home-bases service's too). */
-  base: string;
   /** The resource whose body may name a home base at `home_base` instead of an ad-hoc start location. */
   resource: {
     /** Its path segment, also its entity among a home base's referrers: 'employee'. */
@@ -145,7 +144,7 @@ export interface HomeBaseReferencesOptions {
 }
 
 /** Declares the tests of a resource's PUT that names a home base, against a service of its own for each state of the home-bases service. */
-export function describeHomeBaseReferences({ start, base, resource }: HomeBaseReferencesOptions): void {
+export function describeHomeBaseReferences({ start, resource }: HomeBaseReferencesOptions): void {
   const { name, ownData } = resource;
   /** The resource at a home base instead of an ad-hoc start location. */
   const at = (homeBaseId: string, overrides: Body = {}): Body => {
@@ -163,7 +162,7 @@ export function describeHomeBaseReferences({ start, base, resource }: HomeBaseRe
 
   describe(`PUT /${name}/{id} naming a home base`, () => {
     describe('with the home-bases service up', () => {
-      const api = useHomeBasesHarness(start, base, uniqueName('hb-refs'));
+      const api = useHomeBasesHarness(start, uniqueName('hb-refs'));
       const other = uniqueName('hb-other');
       const { put, get, remove } = resourceRequests(api);
 
@@ -284,8 +283,8 @@ export function describeHomeBaseReferences({ start, base, resource }: HomeBaseRe
         silent?.closeAllConnections();
         await new Promise((resolve) => silent?.close(resolve));
       });
-      const silentUrl = () => `http://127.0.0.1:${(silent.address() as AddressInfo).port}${base}`;
-      const api = useHomeBasesHarness(() => start({ HOME_BASES_URL: silentUrl(), HOME_BASES_TIMEOUT_MS: '500' }), base, uniqueName('hb-silent'));
+      const silentUrl = () => `http://127.0.0.1:${(silent.address() as AddressInfo).port}${BASE}`;
+      const api = useHomeBasesHarness(() => start({ HOME_BASES_URL: silentUrl(), HOME_BASES_TIMEOUT_MS: '500' }), uniqueName('hb-silent'));
       const { put, get } = resourceRequests(api);
 
       it('refuses a PUT naming a home base with a problem+json 503 once HOME_BASES_TIMEOUT_MS has passed, and writes nothing', async () => {
@@ -302,7 +301,7 @@ export function describeHomeBaseReferences({ start, base, resource }: HomeBaseRe
     });
 
     describe('with the home-bases service down', () => {
-      const api = useHomeBasesDown(start, base, uniqueName('hb-down'));
+      const api = useHomeBasesDown(start, uniqueName('hb-down'));
       const { put, get } = resourceRequests(api);
 
       it('still takes PUTs that name no home base', async () => {

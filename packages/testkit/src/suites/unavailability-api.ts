@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../unique-name.js';
+import { BASE } from '../service-helpers.js';
 import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method, UUID_V7 } from './service-under-test.js';
 
 // The unavailability routes of @rm/service-kit (`{parent}/{id}/unavailability…`), as every service
@@ -17,8 +18,6 @@ export interface UnavailabilityHarness {
 export interface UnavailabilityApiOptions {
   /** Starts the service over a fresh database. */
   start(): Promise<UnavailabilityHarness>;
-  /** The API's base path, like '/resource-management/v1'. */
-  base: string;
   /** The resource whose unavailabilities they are. */
   parent: {
     /** Its path segment: 'employee'. */
@@ -44,7 +43,7 @@ const away = (from: string, to: string, description?: string) => ({
 const newId = () => randomUUID();
 
 /** Declares the tests of the unavailabilities of one kind of parent, against a service of its own. */
-export function describeUnavailabilityApi({ start, base, parent }: UnavailabilityApiOptions): void {
+export function describeUnavailabilityApi({ start, parent }: UnavailabilityApiOptions): void {
   const PARENT = 'away';
   const listPath = `/${parent.name}/{${parent.field}}/unavailability`;
   const itemPath = `${listPath}/{unavailability_id}`;
@@ -54,7 +53,7 @@ export function describeUnavailabilityApi({ start, base, parent }: Unavailabilit
 
   const send = (method: Method, url: string, body?: unknown, headers: Headers = {}) =>
     harness.app.inject({ method, url, headers: { ...alice, ...headers }, ...(body === undefined ? {} : { payload: body as object }) });
-  const parentUrl = (id: string) => `${base}/${parent.name}/${id}`;
+  const parentUrl = (id: string) => `${BASE}/${parent.name}/${id}`;
   const putParent = (id: string, headers: Headers = {}) => send('PUT', parentUrl(id), parent.body(), headers);
   const listUrl = (of = PARENT) => `${parentUrl(of)}/unavailability`;
   const itemUrl = (id: string, of = PARENT) => `${listUrl(of)}/${id}`;
