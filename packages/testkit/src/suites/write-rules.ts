@@ -43,15 +43,16 @@ export function describeWriteRules<Service extends ServiceUnderTest & { writes()
   const get = (id: string) => service.app.inject({ method: 'GET', url: `${path}/${id}`, headers });
   const remove = (id: string) => service.app.inject({ method: 'DELETE', url: `${path}/${id}`, headers });
 
-  /** The violations of a refused body; also checks that nothing was written under its id. */
-  async function violationsOf(body: unknown): Promise<Violation[]> {
+  /** The violations of a refused write; also checks that nothing was written under its id. */
+  async function refused(write: (id: string) => ReturnType<typeof put>): Promise<Violation[]> {
     const id = nextId();
     const before = service.writes();
-    const violations = expectProblem(await put(id, body));
+    const violations = expectProblem(await write(id));
     expect(service.writes()).toBe(before);
     expect((await get(id)).statusCode).toBe(404);
     return violations;
   }
+  const violationsOf = (body: unknown) => refused((id) => put(id, body));
 
   /** The stored representation of an accepted body (201), checked to be what a GET shows. */
   async function accepted(body: unknown): Promise<Body> {
@@ -76,12 +77,12 @@ export function describeWriteRules<Service extends ServiceUnderTest & { writes()
 
     it('refuses a body that is not an object, and malformed JSON', async () => {
       expect(await violationsOf([options.body()])).toEqual([{ field: 'body', message: 'must be an object' }]);
-      expect(expectProblem(await putText(nextId(), '{"type": '))).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
+      expect(await refused((id) => putText(id, '{"type": '))).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
     });
 
     it('refuses __proto__ in a body', async () => {
       const text = `${JSON.stringify(options.body()).slice(0, -1)},"__proto__":{"inactive":true}}`;
-      expect(expectProblem(await putText(nextId(), text))).toEqual([
+      expect(await refused((id) => putText(id, text))).toEqual([
         { field: 'body', message: 'must not contain the keys __proto__ or constructor.prototype' },
       ]);
     });
