@@ -91,7 +91,8 @@ export type HarnessWithHomeBases<Service extends HarnessedService<unknown>, Home
   createHomeBases(tenant: string, ...ids: string[]): Promise<void>;
 };
 
-const BASE_PATH = '/resource-management/v1';
+/** Where every service serves its API. */
+export const BASE = '/resource-management/v1';
 
 /**
  * A service whose writes name home bases (employees, transport-resources, deployments), harnessed
@@ -104,7 +105,7 @@ export async function startServiceHarnessWithHomeBases<Service extends Harnessed
   variables: Record<string, string> = {},
 ): Promise<HarnessWithHomeBases<Service, HomeBasesApp>> {
   const homeBasesPort = await findFreePort();
-  const harness = await startServiceHarness(prefix, start, { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}${BASE_PATH}`, ...variables });
+  const harness = await startServiceHarness(prefix, start, { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}${BASE}`, ...variables });
   const homeBases = await startCompanionService(harness.env, `${prefix}_home_bases`, homeBasesPort, startHomeBases);
   return {
     ...harness,
@@ -114,7 +115,7 @@ export async function startServiceHarnessWithHomeBases<Service extends Harnessed
       for (const id of ids) {
         const response = await homeBases.service.app.inject({
           method: 'PUT',
-          url: `${BASE_PATH}/home-base/${id}`,
+          url: `${BASE}/home-base/${id}`,
           headers,
           payload: { name: `Home base ${id}`, address: { name: id, city: 'Gent', zip_code: '9000', country_code: 'BE' } },
         });

@@ -2,8 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { startNatsServer } from './nats-server.js';
 import { connectTestNats, type TestNats } from './test-nats.js';
 
-/** Where every service serves its API. */
-export const BASE = '/resource-management/v1';
+export { BASE } from './service-harness.js';
 
 /** The JSON body of an answer. */
 export function json<T = Record<string, unknown>>(response: { body: string }): T {

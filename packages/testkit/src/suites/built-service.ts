@@ -43,7 +43,7 @@ export function useBuiltService(options: BuiltServiceOptions): BuiltService {
 
   beforeAll(async () => {
     expect(existsSync(options.main), `${options.main} is missing: build first (npx turbo run build --filter=${options.packageName})`).toBe(true);
-    // nothing here names a home base: the home-bases service is never called
+    // a service that needs HOME_BASES_URL starts with one nobody answers: a test that names home bases gives its own in variables()
     const variables = { HOME_BASES_URL: `http://127.0.0.1:9${BASE}`, ...options.variables?.() };
     env = await createTestServiceEnv(options.prefix, variables);
     mongo = await MongoClient.connect(env.variables.MONGO_URL ?? '');

@@ -5,15 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../unique-name.js';
 import { waitFor } from '../wait-for.js';
 import { BASE } from '../service-helpers.js';
-import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method, type Violation } from './service-under-test.js';
+import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type InjectableApp, type Method, type Violation } from './service-under-test.js';
 
 // Writes that name home bases (the claims of @rm/service-kit/resources), against a real home-bases
 // service beside the service: the home bases must exist in the caller's tenant, and while something
 // names one it cannot be deleted. The helpers are exported for a service's own writes that name them.
-
-interface InjectableApp {
-  inject(request: { method: Method; url: string; headers: Headers; payload?: object }): Promise<InjectedResponse>;
-}
 
 /** What the suite needs of a harness (startServiceHarnessWithHomeBases gives it). */
 export interface HomeBasesHarness {

@@ -16,11 +16,14 @@ export interface InjectedResponse {
   headers: Record<string, string | string[] | number | undefined>;
 }
 
+/** A Fastify app, as far as the suites call it. */
+export interface InjectableApp {
+  inject(request: { method: Method; url: string; headers: Headers; payload?: object | string }): Promise<InjectedResponse>;
+}
+
 /** What the suites need of a started service: a harness of startServiceHarness, or one adapted to look like it. */
 export interface ServiceUnderTest {
-  app: {
-    inject(request: { method: 'GET' | 'PUT' | 'DELETE'; url: string; headers: Headers; payload?: object | string }): Promise<InjectedResponse>;
-  };
+  app: InjectableApp;
   /** The headers of a client of the tenant, which may prepare what the tenant's lists need (a parent resource). */
   as(tenant: string): Promise<Headers>;
   close(): Promise<void>;
@@ -36,8 +39,7 @@ export function expectProblemWithStatus(response: InjectedResponse, status: numb
 
 /** The violations of a 400 problem, checked to be application/problem+json with a title and a detail. */
 export function expectProblem(response: InjectedResponse): Violation[] {
-  expect(response.statusCode, response.body.slice(0, 300)).toBe(400);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expectProblemWithStatus(response, 400);
   const problem = json<{ title: string; detail: string; violations: Violation[] }>(response);
   expect(problem).toMatchObject({ title: expect.any(String), detail: expect.any(String) });
   return problem.violations;

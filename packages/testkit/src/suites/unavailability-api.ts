@@ -2,18 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../unique-name.js';
 import { BASE } from '../service-helpers.js';
-import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method, UUID_V7 } from './service-under-test.js';
+import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method, type ServiceUnderTest, UUID_V7 } from './service-under-test.js';
 
 // The unavailability routes of @rm/service-kit (`{parent}/{id}/unavailability…`), as every service
 // that serves them answers.
 
 /** What the suite needs of a service harness (startServiceHarness gives it). */
-export interface UnavailabilityHarness {
-  app: { inject(request: { method: Method; url: string; headers: Headers; payload?: object }): Promise<InjectedResponse> };
-  as(tenant: string): Promise<Headers>;
-  writes(): number;
-  close(): Promise<void>;
-}
+export type UnavailabilityHarness = ServiceUnderTest & { writes(): number };
 
 export interface UnavailabilityApiOptions {
   /** Starts the service over a fresh database. */
