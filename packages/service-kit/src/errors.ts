@@ -99,9 +99,10 @@ export class MethodNotAllowed extends HttpProblem {
   }
 }
 
+/** 503 with `Retry-After: 1`: what is down is usually back within seconds, and clients that honour it back off. */
 export class ServiceUnavailable extends HttpProblem {
   constructor(detail: string, options: { cause?: unknown } = {}) {
-    super({ status: 503, title: 'Service Unavailable', detail, code: 'RM_UNAVAILABLE', cause: options.cause });
+    super({ status: 503, title: 'Service Unavailable', detail, code: 'RM_UNAVAILABLE', headers: { 'Retry-After': '1' }, cause: options.cause });
   }
 }
 
@@ -143,7 +144,8 @@ export function problemFromError(error: unknown): ProblemResponse {
   const title = STATUS_CODES[status] ?? 'Error';
   return {
     status,
-    headers: {},
+    // a store that is down, like ServiceUnavailable: worth a retry soon
+    headers: status === 503 ? { 'Retry-After': '1' } : {},
     body: { title, status, detail: 'The server could not complete the request; it has been logged.' },
     unexpected: true,
   };

@@ -75,6 +75,7 @@ describe('errors, request ids and logs', () => {
 
     const unavailable = await service.app.inject({ url: `${BASE_PATH}/unavailable`, headers });
     expect(unavailable.statusCode).toBe(503);
+    expect(unavailable.headers['retry-after']).toBe('1');
     expect(unavailable.json()).toMatchObject({ title: 'Service Unavailable', status: 503 });
     expect(unavailable.body).not.toContain('10.0.0.7');
   });

@@ -181,6 +181,7 @@ describe('requests that arrive while the service closes', () => {
     const [response] = await client.responses;
     expect(response?.status).toBe(503);
     expect(response?.headers['content-type']).toMatch(PROBLEM_JSON);
+    expect(response?.headers['retry-after']).toBe('1');
     expect(JSON.parse(response?.body ?? '')).toEqual({ title: 'Service Unavailable', status: 503, detail: 'The service is shutting down.' });
     await closed;
   });
