@@ -66,7 +66,16 @@ export {
 export { createService, OPENAPI_PATHS_URL, type ServiceOptions } from './server.js';
 export { withDeadline } from './deadline.js';
 export { createMetricsRegistry, METRICS_URL, serveMetrics, upGauge, type MetricsRegistryOptions, type UpGaugeOptions } from './metrics.js';
-export { createOpenApiCollector, INTERNAL_PATH, type OpenApiOperation, type OpenApiPaths } from './openapi.js';
+export {
+  createOpenApiCollector,
+  INTERNAL_PATH,
+  type OpenApiMediaType,
+  type OpenApiOperation,
+  type OpenApiParameter,
+  type OpenApiPaths,
+  type OpenApiRef,
+  type OpenApiResponse,
+} from './openapi.js';
 export { mongoReadiness, natsReadiness, type ReadinessCheck, type PingableDb, type NatsConnectionLike, type JetStreamManagerLike } from './health.js';
 export { installGracefulShutdown, type GracefulShutdownOptions, type ShutdownStep, type ShutdownOutcome } from './shutdown.js';
 export { parseTimeRange, type TimeRange } from './time-range.js';

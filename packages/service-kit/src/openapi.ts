@@ -4,21 +4,40 @@ import type { RouteOptions } from 'fastify';
 /** OpenAPI 3.1 path items by path relative to the base path (`/employee/{employee_id}`). */
 export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
 
+/** An operation as a service describes it; the gateway adds its words, conventions and examples (a `$ref` stands for a shared part). */
 export interface OpenApiOperation {
+  operationId?: string;
+  tags?: string[];
   summary?: string;
   description?: string;
-  /** `x-experimental: true` marks an extension beyond the spec, which may still change. */
+  /** `x-experimental: true` marks what the spec marks experimental, or an extension beyond it: it may still change. */
   [extension: `x-${string}`]: unknown;
-  parameters?: OpenApiParameter[];
-  requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+  parameters?: (OpenApiParameter | OpenApiRef)[];
+  requestBody?: { required: boolean; content: Record<string, OpenApiMediaType> };
+  responses: Record<string, OpenApiResponse | OpenApiRef>;
 }
 
-interface OpenApiParameter {
+export interface OpenApiParameter {
   name: string;
   in: 'path' | 'query' | 'header';
   required: boolean;
   schema: unknown;
+  example?: unknown;
+}
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, OpenApiMediaType>;
+}
+
+export interface OpenApiMediaType {
+  schema: unknown;
+  example?: unknown;
+}
+
+export interface OpenApiRef {
+  $ref: string;
 }
 
 interface ObjectSchema {
@@ -64,10 +83,7 @@ function operation(schema: NonNullable<RouteOptions['schema']>): OpenApiOperatio
   const responses = Object.fromEntries(
     Object.entries((parts.response ?? {}) as Record<string, unknown>).map(([status, body]) => [status, response(Number(status), body)]),
   );
-  // a route's own words about itself, and its `x-` extensions, go into the document as they are
-  const annotations = Object.fromEntries(Object.entries(parts).filter(([key]) => key === 'summary' || key === 'description' || key.startsWith('x-')));
   return {
-    ...annotations,
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(parts.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: plain(parts.body) } } } }),
     responses: { ...responses, 401: { description: 'No valid bearer token; see WWW-Authenticate' } },

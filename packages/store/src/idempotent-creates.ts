@@ -37,7 +37,7 @@ export class IdempotencyKeyReusedError extends StoreError {
     super(
       'RM_STORE_IDEMPOTENCY_KEY_REUSED',
       422,
-      `Idempotency-Key '${idempotencyKey}' was first used to create a ${entity} with another body; send that body again, or use a new key`,
+      `Idempotency-Key '${idempotencyKey}' was first used with another body (to create one ${entity}); send that body again, or use a new key`,
     );
   }
 }

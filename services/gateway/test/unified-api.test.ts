@@ -233,50 +233,6 @@ describe('the unified API', () => {
     expect(response.status).toBe(404);
   });
 
-  it('serves one OpenAPI 3.1 document of the owners that answer, without a token, naming the token URL', async () => {
-    const response = await gateway.fetch(`${BASE}/openapi.json`, { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.example.com' } });
-    expect(response.status).toBe(200);
-    const document = (await response.json()) as {
-      openapi: string;
-      servers: { url: string }[];
-      security: unknown;
-      components: { securitySchemes: Record<string, unknown> };
-      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> }; parameters?: { name: string; in: string }[]; responses: Record<string, unknown> }>>;
-    };
-    expect(document.openapi).toBe('3.1.0');
-    expect(document.servers).toEqual([{ url: `https://api.example.com${BASE}` }]);
-    expect(document.security).toEqual([{ clientCredentials: [] }]);
-    expect(document.components.securitySchemes.clientCredentials).toEqual({
-      type: 'oauth2',
-      flows: { clientCredentials: { tokenUrl: 'https://api.example.com/oauth2/token', scopes: {} } },
-    });
-    // the employees service's routes, with the contract schemas they validate with
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/employee', '/employee/{employee_id}', '/ping']));
-    const put = document.paths['/employee/{employee_id}']!.put!;
-    expect(put.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'employee_id', in: 'path' })]));
-    expect(put.requestBody!.content['application/json']!.schema.properties).toHaveProperty('start_location');
-    expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '412']));
-    // a create names its optional Idempotency-Key, and the 422 of a key reused with another body
-    const create = document.paths['/employee/{employee_id}/availability']!.post!;
-    const idempotencyKey = { name: 'idempotency-key', in: 'header', required: false, schema: expect.any(Object) };
-    expect(create.parameters).toEqual(expect.arrayContaining([idempotencyKey]));
-    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '404', '409', '422']));
-    expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(['/transport-resource', '/transport-resource/{transport_resource_id}/unavailability/{unavailability_id}']),
-    );
-    expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(['/home-base/{home_base_id}', '/resource-overview/{date}/{location}/forecasts']),
-    );
-    expect(Object.keys(document.paths['/home-base/{home_base_id}']!.delete!.responses)).toContain('409');
-    // service-to-service routes are nobody's business outside
-    expect(Object.keys(document.paths).filter((path) => path.startsWith('/internal'))).toEqual([]);
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/deployment/{id}', '/means/{employee_id}/actual/{actual_id}']));
-    // the matching engine's read endpoints, marked as the extension they are
-    for (const path of ['/resource-combination', '/resource-combination/{id}', '/available-employee', '/available-employee/{id}']) {
-      expect(document.paths[path]!.get).toMatchObject({ 'x-experimental': true, summary: expect.stringContaining('(experimental)') });
-    }
-  });
-
   it('serves the docs page and its assets itself, so that it works offline', async () => {
     const page = await gateway.fetch('/docs');
     expect(page.status).toBe(200);

@@ -1,5 +1,9 @@
 import { OPENAPI_PATHS_URL, type Logger, type OpenApiPaths } from '@rm/service-kit';
 import type { Upstream } from '../upstreams.js';
+import { CONVENTION_COMPONENTS } from './conventions.js';
+import { describedOperation } from './described-operation.js';
+import { TAGS } from './operations.js';
+import { PROBLEM_COMPONENTS } from './problems.js';
 
 export interface ApiDocumentOptions {
   upstreams: readonly Upstream[];
@@ -18,9 +22,10 @@ interface Part {
 
 /**
  * The one OpenAPI 3.1 document of the v1 API: each owner's routes (with their contract schemas), as
- * the owner lists them at OPENAPI_PATHS_URL, under the `clientCredentials` security scheme. An
- * owner that has never answered is left out, and its paths appear once it does (asked again
- * every refreshMs); one that stops answering keeps the part it gave last.
+ * the owner lists them at OPENAPI_PATHS_URL, described for integrators (described-operation.ts),
+ * under the `clientCredentials` security scheme. An owner that has never answered is left out, and
+ * its paths appear once it does (asked again every refreshMs); one that stops answering keeps the
+ * part it gave last.
  */
 export function createApiDocument({ upstreams, basePath, tokenPath, refreshMs, timeoutMs, logger }: ApiDocumentOptions) {
   const parts = new Map<string, Part>();
@@ -59,19 +64,31 @@ export function createApiDocument({ upstreams, basePath, tokenPath, refreshMs, t
       await Promise.all(upstreams.map(refreshed));
       const merged: OpenApiPaths = {};
       for (const upstream of upstreams) Object.assign(merged, parts.get(upstream.service)?.paths);
+      const paths = Object.entries(merged)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([path, item]) => [path, Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, describedOperation(path, method, operation)]))]);
       return {
         openapi: '3.1.0',
         info: {
           title: 'Resource Management Service Interface (Resources API)',
           version: '1.30.1',
-          description: 'Every operation needs a bearer token from the token URL (OAuth 2.0 client credentials).',
+          summary: 'Employees, their shifts and availabilities, transport resources and home bases, for transport planning.',
+          description:
+            'Every operation needs a bearer token from the token URL (OAuth 2.0 client credentials). The docs page ' +
+            `(${origin}/docs) has a getting-started guide: paging, errors and violations, ETag and If-Match, Prefer, ` +
+            'Idempotency-Key and rate limits.',
+          contact: { name: 'Resource management API support', url: `${origin}/docs` },
+          license: { name: 'Proprietary: for the integrations of licensed customers', url: `${origin}/docs#licence` },
         },
         servers: [{ url: `${origin}${basePath}` }],
         security: [{ clientCredentials: [] }],
+        tags: TAGS,
         components: {
           securitySchemes: { clientCredentials: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${origin}${tokenPath}`, scopes: {} } } } },
+          ...PROBLEM_COMPONENTS,
+          ...CONVENTION_COMPONENTS,
         },
-        paths: Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b))),
+        paths: Object.fromEntries(paths),
       };
     },
   };

@@ -17,9 +17,6 @@ export interface OutputRoutesOptions<Body> {
   cursors: CursorCodec;
 }
 
-/** What the OpenAPI document says of these routes: an extension beyond the spec, which may still change. */
-const experimental = (summary: string) => ({ summary: `${summary} (experimental)`, 'x-experimental': true });
-
 /**
  * The read-only API of what the engine derives (experimental): a list cursor-paged in id order,
  * narrowed by employee, transport resource and a range the shift window overlaps; and one item by id.
@@ -28,7 +25,7 @@ export function outputRoutes<Body>(): FastifyPluginAsync<OutputRoutesOptions<Bod
   return async (app, { path, label, listProperty, resources, represent, schemas, cursors }) => {
     app.get<{ Querystring: ListQuery }>(
       path,
-      { schema: { ...experimental(`Lists ${label}s`), querystring: MatchingListQuery, response: { 200: schemas.Page, 400: Problem } } },
+      { schema: { querystring: MatchingListQuery, response: { 200: schemas.Page, 400: Problem } } },
       async (request) => {
         const { employee_id, transport_resource_id, from, until } = request.query;
         const where = {
@@ -44,7 +41,7 @@ export function outputRoutes<Body>(): FastifyPluginAsync<OutputRoutesOptions<Bod
 
     app.get<{ Params: Params }>(
       `${path}/:id`,
-      { schema: { ...experimental(`Reads a ${label}`), params: MatchingParams, response: { 200: schemas.Resource, 400: Problem, 404: Problem } } },
+      { schema: { params: MatchingParams, response: { 200: schemas.Resource, 400: Problem, 404: Problem } } },
       async (request, reply) => {
         const found = await resources.get({ tenant: request.auth.tenant, key: request.params.id });
         if (found === null) throw new NotFound(`${label} '${request.params.id}' does not exist`);

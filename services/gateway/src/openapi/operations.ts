@@ -1,0 +1,440 @@
+/** What the API document says of one operation, beside what its owner's route schemas say. */
+export interface OperationText {
+  /** The original service's name where it had one, so that clients generated against it keep working. */
+  operationId: string;
+  tag: TagName;
+  summary: string;
+  description: string;
+  /** Marked experimental by the spec, or an extension of ours: it may still change (`x-experimental`). */
+  experimental?: true;
+}
+
+export type TagName = (typeof TAGS)[number]['name'];
+
+/** The document's tags, one per resource, in the order the docs page shows them. */
+export const TAGS = [
+  { name: 'Health', description: 'Checks that a client reaches the API with a valid token.' },
+  {
+    name: 'Employee',
+    description:
+      'Employees whose role matters for planning, typically those who can operate transport resources. An employee is ' +
+      'identified by a business id its caller chooses; deleting one removes its shift schedules, availabilities, ' +
+      'unavailabilities, actuals and external deployments, but never a combination a released route has deployed.',
+  },
+  {
+    name: 'Shift Schedule',
+    description:
+      "Recurring weekly patterns of an employee's availability: numbered week templates of shifts, starting on a given day " +
+      'with a given template. A schedule creates no availabilities by itself.',
+  },
+  {
+    name: 'Availability',
+    description:
+      'Concrete time ranges in which an employee can work. Each write consolidates a snapshot of the employee (an ' +
+      'AvailableEmployee), which the matching engine pairs with transport resources. Availabilities of one employee never overlap.',
+  },
+  {
+    name: 'Employee Unavailability',
+    description: 'Experimental. Time ranges in which an employee cannot be matched with a transport resource.',
+  },
+  {
+    name: 'Transport Resource',
+    description:
+      'Trucks, tractors and trailers. A transport resource is available unless an unavailability says otherwise; its ' +
+      'presence makes the matching engine pair it with available employees. Deleting one removes its combinations, ' +
+      'unavailabilities and external deployments.',
+  },
+  {
+    name: 'Transport Resource Unavailability',
+    description:
+      'Experimental. Time ranges in which a transport resource cannot be matched. Combinations whose guaranteed working ' +
+      'time overlaps one are deleted; others that overlap are evaluated again.',
+  },
+  {
+    name: 'Home Base',
+    description:
+      'Experimental, except the list. Reusable addresses that employees, availabilities, shift schedules, transport ' +
+      'resources and deployments refer to; a change reaches everything that refers to it, and a home base cannot be ' +
+      'deleted while anything does.',
+  },
+  {
+    name: 'Forecast',
+    description:
+      'Experimental. The number of shifts expected on a day at a location, for capacity planning displays only: no ' +
+      'calculation uses it.',
+  },
+  {
+    name: 'Deployment',
+    description:
+      'Experimental. Assignments of an employee to transport resources for a period from a location. External ' +
+      'deployments are written here and never overlap another deployment of the same employee or transport resource; ' +
+      'those of released routes carry a `planning_id` and change only through the planning platform.',
+  },
+  {
+    name: 'Actual',
+    description: "Worked hours of an employee's completed shifts.",
+  },
+  {
+    name: 'Resource Combination',
+    description:
+      'Ours, experimental and read-only: the pairings of available employees with transport resources that the matching ' +
+      'engine keeps, by itself, as the best it knows.',
+  },
+  {
+    name: 'Available Employee',
+    description:
+      "Ours, experimental and read-only: the consolidated snapshot of an employee's availability that the matching engine " +
+      'works from (availabilities less unavailabilities).',
+  },
+] as const;
+
+const PAGING = 'Cursor-paged: follow `cursors.next` until it is absent.';
+const IF_MATCH = 'With `If-Match`, only if the current version matches (412 otherwise).';
+const TIME_RANGE = 'With `from` and/or `until`, only those overlapping that range.';
+
+/** Every operation of the v1 API, by `<METHOD> <path>` as the document lists it. */
+export const OPERATIONS: Record<string, OperationText> = {
+  'GET /ping': {
+    operationId: 'ping',
+    tag: 'Health',
+    summary: 'Checks the connection',
+    description: 'Answers `pong` when the token is valid and the API is reachable.',
+  },
+
+  'GET /employee': {
+    operationId: 'getPagedEmployees',
+    tag: 'Employee',
+    summary: 'Lists employees',
+    description: `The employees of the caller's tenant in id order. ${PAGING}`,
+  },
+  'GET /employee/{employee_id}': {
+    operationId: 'getEmployee',
+    tag: 'Employee',
+    summary: 'Reads an employee',
+    description: 'The employee with its version in `ETag`.',
+  },
+  'PUT /employee/{employee_id}': {
+    operationId: 'upsertEmployee',
+    tag: 'Employee',
+    summary: 'Creates or replaces an employee',
+    description: `Creates the employee (201) or replaces it (200). The home base it names must exist. ${IF_MATCH}`,
+  },
+  'DELETE /employee/{employee_id}': {
+    operationId: 'deleteEmployee',
+    tag: 'Employee',
+    summary: 'Deletes an employee',
+    description:
+      'Deletes the employee and all its sub-resources. Combinations deployed by a released route are not removed. ' + IF_MATCH,
+  },
+
+  'GET /employee/{employee_id}/shift-schedule': {
+    operationId: 'getShiftSchedulesByEmployeeId',
+    tag: 'Shift Schedule',
+    summary: "Lists an employee's shift schedules",
+    description: 'All shift schedules of the employee, each with its version.',
+  },
+  'POST /employee/{employee_id}/shift-schedule': {
+    operationId: 'addShiftSchedule',
+    tag: 'Shift Schedule',
+    summary: 'Adds a shift schedule',
+    description:
+      'Creates a shift schedule with a generated id, given in `Location`. Shifts must not overlap, within a week or across ' +
+      'neighbouring weeks (the last week rolls over to the first).',
+  },
+  'GET /employee/{employee_id}/shift-schedule/{generated_id}': {
+    operationId: 'getShiftSchedule',
+    tag: 'Shift Schedule',
+    summary: 'Reads a shift schedule',
+    description: 'The shift schedule with its version.',
+  },
+  'PUT /employee/{employee_id}/shift-schedule/{generated_id}': {
+    operationId: 'updateShiftSchedule',
+    tag: 'Shift Schedule',
+    summary: 'Replaces a shift schedule',
+    description: `Replaces the shift schedule (404 if it does not exist), under the same rules as a new one. ${IF_MATCH}`,
+  },
+  'DELETE /employee/{employee_id}/shift-schedule/{generated_id}': {
+    operationId: 'deleteShiftSchedule',
+    tag: 'Shift Schedule',
+    summary: 'Deletes a shift schedule',
+    description: `Deletes the shift schedule. ${IF_MATCH}`,
+  },
+
+  'GET /employee/{employee_id}/availability': {
+    operationId: 'getEmployeeAvailabilities',
+    tag: 'Availability',
+    summary: "Lists an employee's availabilities",
+    description: `The employee's availabilities. ${TIME_RANGE}`,
+  },
+  'POST /employee/{employee_id}/availability': {
+    operationId: 'addEmployeeAvailability',
+    tag: 'Availability',
+    summary: 'Adds an availability',
+    description:
+      'Creates an availability with a generated id, given in `Location`; it must not overlap another of the employee (409). ' +
+      'The matching engine takes it into account at once.',
+  },
+  'DELETE /employee/{employee_id}/availability': {
+    operationId: 'deleteEmployeeAvailabilities',
+    tag: 'Availability',
+    summary: 'Deletes availabilities in a range',
+    description: `Deletes every availability of the employee that overlaps the range, including those partly outside it. ${TIME_RANGE}`,
+  },
+  'GET /employee/{employee_id}/availability/{generated_id}': {
+    operationId: 'getEmployeeAvailability',
+    tag: 'Availability',
+    summary: 'Reads an availability',
+    description: 'The availability with its version in `ETag`.',
+  },
+  'PUT /employee/{employee_id}/availability/{generated_id}': {
+    operationId: 'updateEmployeeAvailability',
+    tag: 'Availability',
+    summary: 'Replaces an availability',
+    description: `Replaces the availability (404 if it does not exist); it must not overlap another of the employee (409). ${IF_MATCH}`,
+  },
+  'DELETE /employee/{employee_id}/availability/{generated_id}': {
+    operationId: 'deleteEmployeeAvailability',
+    tag: 'Availability',
+    summary: 'Deletes an availability',
+    description: `Deletes the availability and the combination tied to it, unless a released route has deployed it. ${IF_MATCH}`,
+  },
+
+  'GET /employee/{employee_id}/unavailability': {
+    operationId: 'getEmployeeUnavailabilities',
+    tag: 'Employee Unavailability',
+    summary: "Lists an employee's unavailabilities",
+    description: `The employee's unavailabilities, each with its version. ${TIME_RANGE}`,
+    experimental: true,
+  },
+  'POST /employee/{employee_id}/unavailability': {
+    operationId: 'addEmployeeUnavailability',
+    tag: 'Employee Unavailability',
+    summary: 'Adds an employee unavailability',
+    description: 'Creates an unavailability with a generated id, given in `Location`.',
+    experimental: true,
+  },
+  'GET /employee/{employee_id}/unavailability/{unavailability_id}': {
+    operationId: 'getEmployeeUnavailability',
+    tag: 'Employee Unavailability',
+    summary: 'Reads an employee unavailability',
+    description: 'The unavailability with its version in `ETag`.',
+    experimental: true,
+  },
+  'PUT /employee/{employee_id}/unavailability/{unavailability_id}': {
+    operationId: 'upsertEmployeeUnavailability',
+    tag: 'Employee Unavailability',
+    summary: 'Creates or replaces an employee unavailability',
+    description: `Creates the unavailability with the caller's id (201) or replaces it (200). ${IF_MATCH}`,
+    experimental: true,
+  },
+  'DELETE /employee/{employee_id}/unavailability/{unavailability_id}': {
+    operationId: 'deleteEmployeeUnavailability',
+    tag: 'Employee Unavailability',
+    summary: 'Deletes an employee unavailability',
+    description: `Deletes the unavailability. ${IF_MATCH}`,
+    experimental: true,
+  },
+
+  'GET /transport-resource': {
+    operationId: 'getPagedTransportResources',
+    tag: 'Transport Resource',
+    summary: 'Lists transport resources',
+    description: `The transport resources of the caller's tenant in id order. ${PAGING}`,
+  },
+  'GET /transport-resource/{transport_resource_id}': {
+    operationId: 'getTransportResource',
+    tag: 'Transport Resource',
+    summary: 'Reads a transport resource',
+    description: 'The transport resource with its version in `ETag`.',
+  },
+  'PUT /transport-resource/{transport_resource_id}': {
+    operationId: 'upsertTransportResource',
+    tag: 'Transport Resource',
+    summary: 'Creates or replaces a transport resource',
+    description:
+      'Creates the transport resource (201) or replaces it (200); the matching engine pairs it with available employees. ' +
+      `The home base it names must exist. ${IF_MATCH}`,
+  },
+  'DELETE /transport-resource/{transport_resource_id}': {
+    operationId: 'deleteTransportResource',
+    tag: 'Transport Resource',
+    summary: 'Deletes a transport resource',
+    description:
+      'Deletes the transport resource, its unavailabilities and external deployments; its combinations are removed and ' +
+      `replacements sought. ${IF_MATCH}`,
+  },
+
+  'GET /transport-resource/{transport_resource_id}/unavailability': {
+    operationId: 'getTransportResourceUnavailabilities',
+    tag: 'Transport Resource Unavailability',
+    summary: "Lists a transport resource's unavailabilities",
+    description: `The transport resource's unavailabilities, each with its version. ${TIME_RANGE}`,
+    experimental: true,
+  },
+  'POST /transport-resource/{transport_resource_id}/unavailability': {
+    operationId: 'addTransportResourceUnavailability',
+    tag: 'Transport Resource Unavailability',
+    summary: 'Adds a transport resource unavailability',
+    description: 'Creates an unavailability with a generated id, given in `Location`: for ad hoc entries or source systems without ids.',
+    experimental: true,
+  },
+  'GET /transport-resource/{transport_resource_id}/unavailability/{unavailability_id}': {
+    operationId: 'getTransportResourceUnavailability',
+    tag: 'Transport Resource Unavailability',
+    summary: 'Reads a transport resource unavailability',
+    description: 'The unavailability with its version in `ETag`.',
+    experimental: true,
+  },
+  'PUT /transport-resource/{transport_resource_id}/unavailability/{unavailability_id}': {
+    operationId: 'upsertTransportResourceUnavailability',
+    tag: 'Transport Resource Unavailability',
+    summary: 'Creates or replaces a transport resource unavailability',
+    description: `Creates the unavailability with the caller's id (201) or replaces it (200). ${IF_MATCH}`,
+    experimental: true,
+  },
+  'DELETE /transport-resource/{transport_resource_id}/unavailability/{unavailability_id}': {
+    operationId: 'deleteTransportResourceUnavailability',
+    tag: 'Transport Resource Unavailability',
+    summary: 'Deletes a transport resource unavailability',
+    description: `Deletes the unavailability. ${IF_MATCH}`,
+    experimental: true,
+  },
+
+  'GET /home-base': {
+    operationId: 'getPagedHomeBases',
+    tag: 'Home Base',
+    summary: 'Lists home bases',
+    description: `The home bases of the caller's tenant in id order. ${PAGING}`,
+  },
+  'GET /home-base/{home_base_id}': {
+    operationId: 'getHomeBase',
+    tag: 'Home Base',
+    summary: 'Reads a home base',
+    description: 'The home base with its version in `ETag`.',
+    experimental: true,
+  },
+  'PUT /home-base/{home_base_id}': {
+    operationId: 'upsertHomeBase',
+    tag: 'Home Base',
+    summary: 'Creates or replaces a home base',
+    description: `Creates the home base (201) or replaces it (200); a change reaches everything that refers to it. ${IF_MATCH}`,
+    experimental: true,
+  },
+  'DELETE /home-base/{home_base_id}': {
+    operationId: 'deleteHomeBase',
+    tag: 'Home Base',
+    summary: 'Deletes a home base',
+    description: `Deletes the home base, only while nothing refers to it (409 naming the referrers otherwise). ${IF_MATCH}`,
+    experimental: true,
+  },
+
+  'GET /resource-overview/{date}/{location}/forecasts': {
+    operationId: 'getForecast',
+    tag: 'Forecast',
+    summary: 'Reads a forecast',
+    description: 'The number of shifts expected on the day at the location.',
+    experimental: true,
+  },
+  'PUT /resource-overview/{date}/{location}/forecasts': {
+    operationId: 'upsertForecast',
+    tag: 'Forecast',
+    summary: 'Sets a forecast',
+    description: `Sets the number of shifts expected on the day at the location (201 if new, 200 otherwise). ${IF_MATCH}`,
+    experimental: true,
+  },
+  'DELETE /resource-overview/{date}/{location}/forecasts': {
+    operationId: 'deleteForecast',
+    tag: 'Forecast',
+    summary: 'Deletes a forecast',
+    description: `Deletes the forecast of the day at the location. ${IF_MATCH}`,
+    experimental: true,
+  },
+
+  'GET /deployment': {
+    operationId: 'getPagedDeployments',
+    tag: 'Deployment',
+    summary: 'Lists deployments',
+    description: `External and planning-bound deployments of the caller's tenant in id order. ${PAGING}`,
+    experimental: true,
+  },
+  'GET /deployment/{id}': {
+    operationId: 'getDeployment',
+    tag: 'Deployment',
+    summary: 'Reads a deployment',
+    description: 'The deployment with its version in `ETag`.',
+    experimental: true,
+  },
+  'PUT /deployment/{id}': {
+    operationId: 'upsertExternalDeployment',
+    tag: 'Deployment',
+    summary: 'Creates or replaces an external deployment',
+    description:
+      'Creates (201) or replaces (200) an external deployment. It must not overlap another deployment of its employee or ' +
+      `transport resources (409 naming it), nor be a released route's (409). ${IF_MATCH}`,
+    experimental: true,
+  },
+  'DELETE /deployment/{id}': {
+    operationId: 'deleteExternalDeployment',
+    tag: 'Deployment',
+    summary: 'Deletes an external deployment',
+    description: `Deletes an external deployment; a released route's is removed only by unreleasing the route (409). ${IF_MATCH}`,
+    experimental: true,
+  },
+
+  'GET /means/{employee_id}/actual': {
+    operationId: 'getPagedEmployeeActuals',
+    tag: 'Actual',
+    summary: "Lists an employee's actuals",
+    description: `The employee's actuals in id order. ${PAGING}`,
+  },
+  'PUT /means/{employee_id}/actual/{actual_id}': {
+    operationId: 'upsertActual',
+    tag: 'Actual',
+    summary: 'Creates or replaces an actual',
+    description: `Records the worked hours of a completed shift (201 if new, 200 otherwise); it must not end in the future. ${IF_MATCH}`,
+    experimental: true,
+  },
+  'GET /means/{employee_id}/actual/{actual_id}': {
+    operationId: 'getActual',
+    tag: 'Actual',
+    summary: 'Reads an actual',
+    description: 'The actual with its version in `ETag`.',
+    experimental: true,
+  },
+  'DELETE /means/{employee_id}/actual/{actual_id}': {
+    operationId: 'deleteActual',
+    tag: 'Actual',
+    summary: 'Deletes an actual',
+    description: `Deletes the actual. ${IF_MATCH}`,
+    experimental: true,
+  },
+
+  'GET /resource-combination': {
+    operationId: 'getPagedResourceCombinations',
+    tag: 'Resource Combination',
+    summary: 'Lists resource combinations',
+    description: `The current combinations in id order, narrowed by employee, transport resource or time range. ${PAGING}`,
+    experimental: true,
+  },
+  'GET /resource-combination/{id}': {
+    operationId: 'getResourceCombination',
+    tag: 'Resource Combination',
+    summary: 'Reads a resource combination',
+    description: 'The combination with its version in `ETag`.',
+    experimental: true,
+  },
+  'GET /available-employee': {
+    operationId: 'getPagedAvailableEmployees',
+    tag: 'Available Employee',
+    summary: 'Lists available employees',
+    description: `The current snapshots in id order, narrowed by employee or time range. ${PAGING}`,
+    experimental: true,
+  },
+  'GET /available-employee/{id}': {
+    operationId: 'getAvailableEmployee',
+    tag: 'Available Employee',
+    summary: 'Reads an available employee',
+    description: 'The snapshot with its version in `ETag`.',
+    experimental: true,
+  },
+};
