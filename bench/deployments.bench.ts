@@ -37,10 +37,19 @@ export const deploymentsBench: Bench = {
 
 type Started = Awaited<ReturnType<typeof startDeployments>>;
 
-/** The deployments service as its tests start it, with the home-bases service it calls beside it. */
+/**
+ * The deployments service as its tests start it, with the home-bases service it calls beside it. Its
+ * employees and trucks are made known as their events would (known()): their owners, which it would
+ * ask about one it does not know, are never asked, so nobody answers at their addresses.
+ */
 async function startDeployments() {
   const homeBasesPort = await findFreePort();
-  const env = await benchServiceEnv('bench_deployments', { HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}${BASE}` });
+  const nobody = `http://127.0.0.1:9${BASE}`;
+  const env = await benchServiceEnv('bench_deployments', {
+    HOME_BASES_URL: `http://127.0.0.1:${homeBasesPort}${BASE}`,
+    EMPLOYEES_URL: nobody,
+    TRANSPORT_RESOURCES_URL: nobody,
+  });
   const service = await startService(deploymentsService, { env: env.variables, listen: false });
   const homeBases = await startCompanionService(env, 'bench_deployments_home_bases', homeBasesPort, (variables) =>
     startService(homeBasesService, { env: variables }),

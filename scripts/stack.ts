@@ -105,6 +105,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // a development stack: its defaults are the known dev-only-… secrets
     ALLOW_DEV_ONLY_SECRETS: 'true',
     HOME_BASES_URL: `${origins['home-bases']}${BASE_PATH}`,
+    // the owners deployments asks about an employee or transport resource it has no event of yet
+    EMPLOYEES_URL: `${origins.employees}${BASE_PATH}`,
+    TRANSPORT_RESOURCES_URL: `${origins['transport-resources']}${BASE_PATH}`,
     INTERNAL_API_KEY: options.internalApiKey,
     ...(options.nodeOptions === undefined ? {} : { NODE_OPTIONS: options.nodeOptions }),
     ...(name === 'gateway'

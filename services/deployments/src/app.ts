@@ -3,6 +3,8 @@ import { createHomeBaseClaims } from '@rm/service-kit/resources';
 import type { Store } from '@rm/store';
 import { deploymentsConfigSpec } from './config.js';
 import { committedSpanOf, createDeploymentWriter } from './coordination/deployment-writer.js';
+import { createResourceChecks } from './coordination/resource-checks.js';
+import { createResourceOwners } from './coordination/resource-owners.js';
 import { ownerConsumers, plannedRouteConsumer, SERVICE_NAME } from './events.js';
 import { actualRoutes } from './routes/actual.routes.js';
 import { deploymentRoutes } from './routes/deployment.routes.js';
@@ -23,7 +25,17 @@ function collections(store: Store) {
 }
 
 type Context = ServiceContext<ReturnType<typeof collections>, typeof deploymentsConfigSpec>;
-const writerOf = ({ collections, logger }: Context) => createDeploymentWriter({ ...collections, logger });
+/** Whether the resources a write names exist: known here, or else their owners asked. */
+const resourcesOf = ({ collections, config }: Context) =>
+  createResourceChecks(
+    collections.known,
+    createResourceOwners({
+      employeesUrl: config.EMPLOYEES_URL,
+      transportResourcesUrl: config.TRANSPORT_RESOURCES_URL,
+      timeoutMs: config.OWNERS_TIMEOUT_MS,
+    }),
+  );
+const writerOf = (context: Context) => createDeploymentWriter({ ...context.collections, resources: resourcesOf(context), logger: context.logger });
 
 /** The deployments service: what it stores, the routes it serves and the events it consumes; @rm/runtime connects and runs it. */
 export const deploymentsService = defineService({
@@ -32,14 +44,14 @@ export const deploymentsService = defineService({
   config: deploymentsConfigSpec,
   collections,
   routes: (context) => async (api) => {
-    const { deployments, actuals, known } = context.collections;
+    const { deployments, actuals } = context.collections;
     const homeBases = createHomeBaseClaims({
       baseUrl: context.config.HOME_BASES_URL,
       timeoutMs: context.config.HOME_BASES_TIMEOUT_MS,
       internalApiKey: context.config.INTERNAL_API_KEY,
     });
     await api.register(deploymentRoutes, { deployments, writer: writerOf(context), homeBases, cursors: context.cursors });
-    await api.register(actualRoutes, { actuals, known, cursors: context.cursors });
+    await api.register(actualRoutes, { actuals, resources: resourcesOf(context), cursors: context.cursors });
   },
   consumers: (context) => {
     const parts = { ...context.collections, writer: writerOf(context) };

@@ -13,23 +13,90 @@ import {
   type EventEnvelope,
 } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
+import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService } from '@rm/runtime';
-import { startServiceHarnessWithHomeBases, uniqueName, waitFor } from '@rm/testkit';
+import {
+  findFreePort,
+  startCompanionService,
+  startServiceHarnessWithHomeBases,
+  testServers,
+  uniqueName,
+  waitFor,
+  type CompanionService,
+} from '@rm/testkit';
 import { BASE, startOnOwnNats, useWorld } from '@rm/testkit/service-helpers';
 import type { Method } from '@rm/testkit/suites/tenant-service';
+import { transportResourcesService } from '@rm/transport-resources/service';
 import { deploymentsService } from '../src/app.js';
 
 export { BASE, json } from '@rm/testkit/service-helpers';
 
+/** What the harness needs of an owner it starts: its app, to create and delete its resources. */
+type Owner = CompanionService<{ app: { inject(request: object): Promise<{ statusCode: number; body: string }> }; stop(): Promise<unknown> }>;
+
 /**
  * The deployments service as the runtime runs it in production, over a fresh database of the run's
- * servers, with a home-bases service of its own beside it (where a start location's home base is claimed).
+ * servers, with the services it calls beside it: a home-bases service of its own (where a start
+ * location's home base is claimed), and an employees and a transport-resources service of its own
+ * (asked about those the service does not know from their events), unless `variables` point
+ * EMPLOYEES_URL or TRANSPORT_RESOURCES_URL elsewhere. The owners publish on the run's shared
+ * nats-server, never on the one a world gives the service: what a test writes at an owner, the
+ * service learns only by asking it.
  */
-export function startDeployments(variables: Record<string, string> = {}) {
+export async function startDeployments(variables: Record<string, string> = {}) {
+  const [employeesPort, transportResourcesPort] = [await findFreePort(), await findFreePort()];
   const start = (env: Record<string, string>) => startService(deploymentsService, { env, listen: false });
-  return startServiceHarnessWithHomeBases('deployments', start, (env) => startService(homeBasesService, { env }), variables);
+  const harness = await startServiceHarnessWithHomeBases('deployments', start, (env) => startService(homeBasesService, { env }), {
+    EMPLOYEES_URL: `http://127.0.0.1:${employeesPort}${BASE}`,
+    TRANSPORT_RESOURCES_URL: `http://127.0.0.1:${transportResourcesPort}${BASE}`,
+    ...variables,
+  });
+  const onSharedNats = (env: Record<string, string>) => ({ env: { ...env, NATS_URL: testServers().natsUrl } });
+  const owners: { employee?: Owner; 'transport-resource'?: Owner } = {};
+  if (variables.EMPLOYEES_URL === undefined) {
+    owners.employee = await startCompanionService(harness.env, 'deployments_employees', employeesPort, (env) =>
+      startService(employeesService, onSharedNats(env)),
+    );
+  }
+  if (variables.TRANSPORT_RESOURCES_URL === undefined) {
+    owners['transport-resource'] = await startCompanionService(harness.env, 'deployments_transport_resources', transportResourcesPort, (env) =>
+      startService(transportResourcesService, onSharedNats(env)),
+    );
+  }
+
+  /** Calls the owner of `entity` (an employee or a transport resource) on resource `id` as the tenant. */
+  async function atOwner(tenant: string, entity: ConsumedEntity, method: 'PUT' | 'DELETE', id: string, payload?: object) {
+    const owner = owners[entity];
+    if (owner === undefined) throw new Error(`this harness started no owner of ${entity}`);
+    const url = `${BASE}/${entity}/${encodeURIComponent(id)}`;
+    const response = await owner.service.app.inject({ method, url, headers: await harness.as(tenant), ...(payload === undefined ? {} : { payload }) });
+    if (response.statusCode >= 300) throw new Error(`${method} ${url} at the owner: ${response.statusCode} ${response.body}`);
+  }
+
+  return {
+    ...harness,
+    /**
+     * Writes an employee or a transport resource at its owner only (its event never reaches the
+     * service), with `changes` to its body: a create, or an update of one written before.
+     */
+    writeAtOwner: (tenant: string, entity: ConsumedEntity, id: string, changes: object = {}) =>
+      atOwner(tenant, entity, 'PUT', id, { ...OWNER_BODIES[entity], ...changes }),
+    /** Deletes it there. */
+    deleteAtOwner: (tenant: string, entity: ConsumedEntity, id: string) => atOwner(tenant, entity, 'DELETE', id),
+    close: async () => {
+      for (const owner of Object.values(owners)) await owner.close();
+      await harness.close();
+    },
+  };
 }
+
+/** Valid bodies of an employee and a transport resource at their owners (start locations that are addresses). */
+const OWNER_START_LOCATION = { name: 'Depot Gent', city: 'Gent', zip_code: '9000', country_code: 'BE' };
+const OWNER_BODIES: Record<ConsumedEntity, object> = {
+  employee: { name: { first_name: 'Ada', last_name: 'Peeters' }, start_location: OWNER_START_LOCATION },
+  'transport-resource': { type: 'TRUCK', start_location: OWNER_START_LOCATION },
+};
 
 export type DeploymentsHarness = Awaited<ReturnType<typeof startDeployments>>;
 

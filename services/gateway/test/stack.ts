@@ -78,6 +78,9 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
         CURSOR_SECRET: 'test-only-cursor-secret-0123456789abcdef',
         TRUST_PROXY: '127.0.0.1',
         HOME_BASES_URL: `${upstreams.UPSTREAM_HOME_BASES_URL}${BASE}`,
+        // where deployments asks about an employee or transport resource it has no event of yet
+        EMPLOYEES_URL: `${upstreams.UPSTREAM_EMPLOYEES_URL}${BASE}`,
+        TRANSPORT_RESOURCES_URL: `${upstreams.UPSTREAM_TRANSPORT_RESOURCES_URL}${BASE}`,
         INTERNAL_API_KEY: TEST_INTERNAL_API_KEY,
       });
     }

@@ -5,7 +5,8 @@ import type { IfMatch, Resource, ResourceId, WriteResult } from '@rm/store';
 import { deploymentSpan } from '../domain/deployment.js';
 import type { CalendarKey, Calendars, CommittedSpan } from '../store/calendars.js';
 import type { DeploymentRepository } from '../store/deployment-repository.js';
-import type { KnownResources } from '../store/known-resources.js';
+import type { ResourceChecks } from './resource-checks.js';
+import type { OwnerCaller } from './resource-owners.js';
 
 /**
  * Writes of external deployments that keep every resource's deployments apart (DESIGN §8), across
@@ -17,8 +18,12 @@ import type { KnownResources } from '../store/known-resources.js';
  * that meets it once stale, so a crash never leaves a resource half reserved for good.
  */
 export interface DeploymentWriter {
-  /** An external deployment: 409 if it overlaps another on a resource, or if it is a released route's. */
-  put(id: ResourceId, fields: DeploymentFields, options: { ifMatch?: IfMatch }): Promise<WriteResult<DeploymentFields>>;
+  /**
+   * An external deployment: 400 if it names an employee or transport resource that does not exist (its
+   * owner is asked with the caller's token), 409 if it overlaps another on a resource, or if it is a
+   * released route's.
+   */
+  put(caller: OwnerCaller, id: ResourceId, fields: DeploymentFields, options: { ifMatch?: IfMatch }): Promise<WriteResult<DeploymentFields>>;
   /** An external deployment (409 for a released route's). */
   remove(id: ResourceId, options: { ifMatch?: IfMatch }): Promise<void>;
   /** A released route's deployment: the planning platform has decided it, so it is held without a check. */
@@ -50,16 +55,19 @@ export function committedSpanOf(deployments: DeploymentRepository): CommittedSpa
 export interface DeploymentWriterParts {
   deployments: DeploymentRepository;
   calendars: Calendars;
-  known: KnownResources;
+  resources: ResourceChecks;
   logger: Logger;
 }
 
-export function createDeploymentWriter({ deployments, calendars, known, logger }: DeploymentWriterParts): DeploymentWriter {
-  /** The employee and transport resources an external deployment names that are not known here (400 naming each). */
-  async function unknownResources(tenant: string, fields: DeploymentFields): Promise<Violation[]> {
+/** Those of `ids` of `entity` that do not exist, by one of ResourceChecks' two ways of asking. */
+type Missing = (entity: string, ids: readonly string[]) => Promise<Set<string>>;
+
+export function createDeploymentWriter({ deployments, calendars, resources, logger }: DeploymentWriterParts): DeploymentWriter {
+  /** The employee and transport resources an external deployment names that are `missing` (400 naming each). */
+  async function unknownResources(fields: DeploymentFields, missing: Missing): Promise<Violation[]> {
     const [employee, trucks] = await Promise.all([
-      known.missing(tenant, EMPLOYEE_EVENTS.entity, [fields.employee_id]),
-      known.missing(tenant, TRANSPORT_RESOURCE_EVENTS.entity, fields.transport_resource_ids),
+      missing(EMPLOYEE_EVENTS.entity, [fields.employee_id]),
+      missing(TRANSPORT_RESOURCE_EVENTS.entity, fields.transport_resource_ids),
     ]);
     const violations: Violation[] = [];
     if (employee.size > 0) violations.push({ field: 'employee', message: `employee '${fields.employee_id}' does not exist` });
@@ -93,11 +101,13 @@ export function createDeploymentWriter({ deployments, calendars, known, logger }
     }
   }
 
-  async function write(id: ResourceId, fields: DeploymentFields, options: { ifMatch?: IfMatch; check: boolean }) {
+  /** `check`: an external deployment's write, checked for its caller; false for a released route's. */
+  async function write(id: ResourceId, fields: DeploymentFields, options: { ifMatch?: IfMatch; check: { caller: OwnerCaller } | false }) {
     const current = await deployments.get(id);
-    if (options.check) {
+    const { check } = options;
+    if (check !== false) {
       assertExternal(current);
-      const unknown = await unknownResources(id.tenant, fields);
+      const unknown = await unknownResources(fields, (entity, ids) => resources.missing(check.caller, id.tenant, entity, ids));
       if (unknown.length > 0) throw new ValidationProblem(unknown);
     }
     const writeId = randomUUID();
@@ -106,7 +116,7 @@ export function createDeploymentWriter({ deployments, calendars, known, logger }
     return reconcileAfter(id, touched, writeId, async () => {
       const span = deploymentSpan(fields);
       for (const key of keys) {
-        const other = await calendars.hold(key, id.key, writeId, span, { check: options.check });
+        const other = await calendars.hold(key, id.key, writeId, span, { check: check !== false });
         if (other !== undefined) {
           const detail = `deployment '${id.key}' would overlap deployment '${other}' of ${key.entity} '${key.id}'`;
           throw new Conflict(detail, { conflicting_id: other });
@@ -129,11 +139,12 @@ export function createDeploymentWriter({ deployments, calendars, known, logger }
   }
 
   return {
-    async put(id, fields, { ifMatch }) {
-      const written = await write(id, fields, { ...(ifMatch === undefined ? {} : { ifMatch }), check: true });
+    async put(caller, id, fields, { ifMatch }) {
+      const written = await write(id, fields, { ...(ifMatch === undefined ? {} : { ifMatch }), check: { caller } });
       // A resource deleted while this was written, after its deployments were removed (its event is
-      // recorded first, see KnownResources): this one goes too.
-      const gone = await unknownResources(id.tenant, fields);
+      // recorded first, see KnownResources): this one goes too. This copy only, never the owner (see
+      // ResourceChecks.missingHere): the first check recorded what the owner said.
+      const gone = await unknownResources(fields, (entity, ids) => resources.missingHere(id.tenant, entity, ids));
       if (gone.length === 0) return written;
       await erase(id, { external: true });
       throw new ValidationProblem(gone);

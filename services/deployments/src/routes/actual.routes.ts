@@ -25,15 +25,16 @@ import {
   ValidationProblem,
   type CursorCodec,
 } from '@rm/service-kit';
-import { pageOfResources } from '@rm/service-kit/resources';
+import { claimCallerOf, pageOfResources } from '@rm/service-kit/resources';
 import { ResourceNotFoundError, type Resource } from '@rm/store';
+import type { ResourceChecks } from '../coordination/resource-checks.js';
 import { decideActual } from '../domain/actual.js';
 import { toActual, type ActualRepository } from '../store/actual-repository.js';
-import type { KnownResources } from '../store/known-resources.js';
 
 export interface ActualRoutesOptions {
   actuals: ActualRepository;
-  known: KnownResources;
+  /** Whether the employee exists: known here, or else the employees service asked. */
+  resources: ResourceChecks;
   cursors: CursorCodec;
 }
 
@@ -45,11 +46,14 @@ const listed = (resource: Resource<ActualFields>) => ({ ...toActual(resource), e
 
 /**
  * `/means/{employee_id}/actual…` (spec: Actuals): worked hours of an employee's completed shifts.
- * The employee lives in the employees service: this one knows it from its events (KnownResources).
+ * The employee lives in the employees service: this one knows it from its events, and asks that
+ * service about one it does not know (ResourceChecks).
  */
-export const actualRoutes: FastifyPluginAsync<ActualRoutesOptions> = async (app, { actuals, known, cursors }) => {
-  const assertEmployee = async (tenant: string, employeeId: string) => {
-    if (!(await known.isLive(tenant, EMPLOYEE_EVENTS.entity, employeeId))) throw noEmployee(employeeId);
+export const actualRoutes: FastifyPluginAsync<ActualRoutesOptions> = async (app, { actuals, resources, cursors }) => {
+  /** 404 unless the employee exists, here or, on a miss, at the employees service (asked with the caller's token). */
+  const assertEmployee = async (request: FastifyRequest, tenant: string, employeeId: string) => {
+    const missing = await resources.missing(claimCallerOf(request), tenant, EMPLOYEE_EVENTS.entity, [employeeId]);
+    if (missing.size > 0) throw noEmployee(employeeId);
   };
   const scopeOf = (request: FastifyRequest) => {
     const { employee_id } = request.params as ListParams;
@@ -61,7 +65,7 @@ export const actualRoutes: FastifyPluginAsync<ActualRoutesOptions> = async (app,
     { schema: { params: ActualListParams, querystring: PageQuery, response: { 200: ActualPage, 400: Problem, 404: Problem } } },
     async (request) => {
       const scope = scopeOf(request);
-      await assertEmployee(scope.tenant, scope.parent);
+      await assertEmployee(request, scope.tenant, scope.parent);
       const page = await pageOfResources(actuals, scope, 'actuals', request.query, cursors);
       return { actuals: page.items.map(listed), cursors: page.cursors };
     },
@@ -75,11 +79,12 @@ export const actualRoutes: FastifyPluginAsync<ActualRoutesOptions> = async (app,
       if (!decision.ok) throw new ValidationProblem(decision.violations);
       const scope = scopeOf(request);
       const id = { ...scope, key: request.params.actual_id };
-      await assertEmployee(scope.tenant, scope.parent);
+      await assertEmployee(request, scope.tenant, scope.parent);
       const { resource, created } = await actuals.put(id, decision.fields, { ifMatch: parseIfMatch(request.headers['if-match']) });
       // The employee may have been deleted while this was written, after its actuals were removed:
-      // then this one goes too (see KnownResources).
-      if (!(await known.isLive(scope.tenant, EMPLOYEE_EVENTS.entity, scope.parent))) {
+      // then this one goes too (see KnownResources). This copy only, never the owner (see
+      // ResourceChecks.missingHere): the first check recorded what the owner said.
+      if ((await resources.missingHere(scope.tenant, EMPLOYEE_EVENTS.entity, [scope.parent])).size > 0) {
         await actuals.remove(id).catch((error: unknown) => {
           if (!(error instanceof ResourceNotFoundError)) throw error;
         });

@@ -64,7 +64,8 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRoutesOptions> = asy
       const id = { tenant: request.auth.tenant, key: request.params.id };
       const ifMatch = parseIfMatch(request.headers['if-match']);
       const referrer = { entity: DEPLOYMENT_EVENTS.entity, id: id.key };
-      const { resource, created } = await homeBases.write(claimCallerOf(request), referrer, decision.fields, () => writer.put(id, decision.fields, { ifMatch }));
+      const caller = claimCallerOf(request);
+      const { resource, created } = await homeBases.write(caller, referrer, decision.fields, () => writer.put(caller, id, decision.fields, { ifMatch }));
       return replyWritten(reply, {
         status: created ? 201 : 200,
         body: toDeployment(resource),

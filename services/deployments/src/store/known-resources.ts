@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@rm/contracts';
 import { orUnavailable, setIfNewer, type Store } from '@rm/store';
 
-/** A resource another service owns, as its events last said. */
+/** A resource another service owns, as its events (or its owner, asked) last said. */
 interface KnownResource {
   /** `<tenant>|<entity>|<id>`. */
   _id: string;
@@ -11,16 +11,18 @@ interface KnownResource {
 
 /**
  * What this service knows of the employees and transport resources that other services own, from
- * their events: whether each is there. The writes that name them check it; a delete's event is
- * recorded before what depends on the resource is removed (see events.ts), so that a write that
- * checked before the delete and committed after the removal sees the delete when it checks again.
+ * their events: whether each is there. The writes that name them check it (through ResourceChecks,
+ * which asks the owner on a miss); a delete's event is recorded before what depends on the resource
+ * is removed (see events.ts), so that a write that checked before the delete and committed after the
+ * removal sees the delete when it checks again.
  */
 export interface KnownResources {
   /** Records an event of a resource of `entity`. */
   apply(event: EventEnvelope, entity: string): Promise<void>;
-  isLive(tenant: string, entity: string, id: string): Promise<boolean>;
-  /** Those of `ids` that are not known, or deleted. */
-  missing(tenant: string, entity: string, ids: readonly string[]): Promise<Set<string>>;
+  /** Records that the owner has the resource at `version`, as its event would: a newer event (a delete) still wins. */
+  recordLive(tenant: string, entity: string, id: string, version: number): Promise<void>;
+  /** Those of `ids` that are not known here, or deleted. */
+  missingHere(tenant: string, entity: string, ids: readonly string[]): Promise<Set<string>>;
 }
 
 const knownId = (tenant: string, entity: string, id: string) => `${tenant}|${entity}|${id}`;
@@ -28,18 +30,18 @@ const knownId = (tenant: string, entity: string, id: string) => `${tenant}|${ent
 export function createKnownResources(store: Store): KnownResources {
   const known = store.plainCollection<KnownResource>('known_resources', []);
 
-  async function missing(tenant: string, entity: string, ids: readonly string[]): Promise<Set<string>> {
-    // one findOne each, side by side: FerretDB answers an `$in` over `_id` by scanning the collection
-    const found = await Promise.all(ids.map((id) => orUnavailable(() => known.findOne({ _id: knownId(tenant, entity, id) }))));
-    return new Set(ids.filter((_, index) => found[index] === null || found[index]!.deleted));
-  }
-
   return {
     async apply(event, entity) {
       const deleted = event.type.endsWith('.deleted');
       await setIfNewer(known, knownId(event.tenant, entity, event.entity_id), event.version, { deleted }, { create: true });
     },
-    isLive: async (tenant, entity, id) => (await missing(tenant, entity, [id])).size === 0,
-    missing,
+    async recordLive(tenant, entity, id, version) {
+      await orUnavailable(() => setIfNewer(known, knownId(tenant, entity, id), version, { deleted: false }, { create: true }));
+    },
+    async missingHere(tenant, entity, ids) {
+      // one findOne each, side by side: FerretDB answers an `$in` over `_id` by scanning the collection
+      const found = await Promise.all(ids.map((id) => orUnavailable(() => known.findOne({ _id: knownId(tenant, entity, id) }))));
+      return new Set(ids.filter((_, index) => found[index] === null || found[index]!.deleted));
+    },
   };
 }
