@@ -30,6 +30,9 @@ interface ApiDocument {
   paths: Record<string, Record<string, Operation>>;
 }
 
+/** @rm/client generates its types and methods from this copy at build time. */
+const CLIENT_DOCUMENT = join(import.meta.dirname, '../../../packages/client/openapi.json');
+
 let stack: Stack;
 let document: ApiDocument;
 
@@ -111,6 +114,10 @@ describe('the API document', () => {
       if (name === 'Unauthorized') expect(response.content).toBeUndefined();
       else expect(response.content!['application/problem+json']!.example, name).toMatchObject({ title: expect.any(String), detail: expect.any(String) });
     }
+  });
+
+  it('is the document the typed client is generated from, as committed (update it with `vitest -u`)', async () => {
+    await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot(CLIENT_DOCUMENT);
   });
 
   it("passes Redocly's recommended rules with no error and no warning", async () => {

@@ -105,7 +105,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     operationId: 'getPagedEmployees',
     tag: 'Employee',
     summary: 'Lists employees',
-    description: `The employees of the caller's tenant in id order. ${PAGING}`,
+    description: `The employees of the caller's tenant in a stable order. ${PAGING}`,
   },
   'GET /employee/{employee_id}': {
     operationId: 'getEmployee',
@@ -239,7 +239,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     operationId: 'getPagedTransportResources',
     tag: 'Transport Resource',
     summary: 'Lists transport resources',
-    description: `The transport resources of the caller's tenant in id order. ${PAGING}`,
+    description: `The transport resources of the caller's tenant in a stable order. ${PAGING}`,
   },
   'GET /transport-resource/{transport_resource_id}': {
     operationId: 'getTransportResource',
@@ -304,7 +304,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     operationId: 'getPagedHomeBases',
     tag: 'Home Base',
     summary: 'Lists home bases',
-    description: `The home bases of the caller's tenant in id order. ${PAGING}`,
+    description: `The home bases of the caller's tenant in a stable order. ${PAGING}`,
   },
   'GET /home-base/{home_base_id}': {
     operationId: 'getHomeBase',
@@ -354,7 +354,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     operationId: 'getPagedDeployments',
     tag: 'Deployment',
     summary: 'Lists deployments',
-    description: `External and planning-bound deployments of the caller's tenant in id order. ${PAGING}`,
+    description: `External and planning-bound deployments of the caller's tenant in a stable order. ${PAGING}`,
     experimental: true,
   },
   'GET /deployment/{id}': {
@@ -385,7 +385,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     operationId: 'getPagedEmployeeActuals',
     tag: 'Actual',
     summary: "Lists an employee's actuals",
-    description: `The employee's actuals in id order. ${PAGING}`,
+    description: `The employee's actuals in a stable order. ${PAGING}`,
   },
   'PUT /means/{employee_id}/actual/{actual_id}': {
     operationId: 'upsertActual',
@@ -413,7 +413,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     operationId: 'getPagedResourceCombinations',
     tag: 'Resource Combination',
     summary: 'Lists resource combinations',
-    description: `The current combinations in id order, narrowed by employee, transport resource or time range. ${PAGING}`,
+    description: `The current combinations in a stable order, narrowed by employee, transport resource or time range. ${PAGING}`,
     experimental: true,
   },
   'GET /resource-combination/{id}': {
@@ -427,7 +427,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     operationId: 'getPagedAvailableEmployees',
     tag: 'Available Employee',
     summary: 'Lists available employees',
-    description: `The current snapshots in id order, narrowed by employee or time range. ${PAGING}`,
+    description: `The current snapshots in a stable order, narrowed by employee or time range. ${PAGING}`,
     experimental: true,
   },
   'GET /available-employee/{id}': {

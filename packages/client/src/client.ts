@@ -1,0 +1,120 @@
+import createFetchClient from 'openapi-fetch';
+import { ApiError } from './errors.js';
+import type { paths } from './generated/api.js';
+import { OPERATIONS } from './generated/operations.js';
+import type { ApiResult, Arguments, CallOptions, Data, Item, OperationId, PagedOperationId } from './operation-types.js';
+import { retrying, type RetryPolicy } from './retries.js';
+import { createTokenSource, type TokenSource } from './token-source.js';
+
+export interface ClientOptions {
+  /** The API's base URL, like https://rm.example.org/resource-management/v1. */
+  baseUrl: string;
+  /** The token endpoint, like https://rm.example.org/oauth2/token. */
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Attempts after the first for a 429, 503, 504 or lost connection (see retries.ts); default 4. */
+  retries?: number;
+  /** The longest pause between attempts, whatever Retry-After asks; default 30 s. */
+  maxRetryDelayMs?: number;
+  /** The share of a token's lifetime after which it is renewed; default 0.85 (the spec asks 80 to 90 %). */
+  renewTokensAfter?: number;
+  /** Default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** One method per operationId, and `each.<operationId>` for the paged lists. */
+export type ApiClient = { [Id in OperationId]: (...args: Arguments<Id>) => Promise<ApiResult<Data<Id>>> } & {
+  /** Every item of a paged list, page after page, following `cursors.next`. */
+  each: { [Id in PagedOperationId]: (...args: Arguments<Id>) => AsyncIterable<Item<Id>> };
+};
+
+interface OperationEntry {
+  method: string;
+  path: string;
+  pathParameters: readonly string[];
+  body: boolean;
+  response: 'json' | 'text';
+  list?: string;
+}
+
+/** The typed client of the v1 API: tokens, retries and paging are its business, not its caller's. */
+export function createClient(options: ClientOptions): ApiClient {
+  const baseFetch = options.fetch ?? globalThis.fetch;
+  const retry: RetryPolicy = { retries: options.retries ?? 4, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
+  const tokens = createTokenSource({ ...options, fetch: baseFetch, retry, renewAfter: options.renewTokensAfter ?? 0.85 });
+  const http = createFetchClient<paths>({ baseUrl: options.baseUrl, fetch: authorizedFetch(tokens, retry, baseFetch) });
+
+  async function call(id: OperationId, args: unknown[]): Promise<ApiResult<unknown>> {
+    const operation: OperationEntry = OPERATIONS[id];
+    const path = Object.fromEntries(operation.pathParameters.map((name, index) => [name, args[index]]));
+    const rest = args.slice(operation.pathParameters.length);
+    const body = operation.body ? rest.shift() : undefined;
+    const { query, ifMatch, idempotencyKey, signal } = (rest[0] ?? {}) as CallOptions<OperationId>;
+    const header: Record<string, string> = {};
+    if (ifMatch !== undefined) header['if-match'] = typeof ifMatch === 'number' ? `W/"${ifMatch}"` : ifMatch;
+    // a create made safe to send again: retries of it create one resource
+    if (operation.method === 'POST') header['idempotency-key'] = idempotencyKey ?? crypto.randomUUID();
+    // dispatched by the table at run time: the types of each method come from operation-types.ts
+    const { data, error, response } = await http.request(operation.method as 'get', operation.path as never, {
+      params: { path, query, header },
+      ...(body === undefined ? {} : { body }),
+      parseAs: operation.response,
+      ...(signal === undefined ? {} : { signal }),
+    } as never);
+    if (!response.ok) {
+      const problem = typeof error === 'object' && error !== null ? error : undefined;
+      throw new ApiError(response.status, problem as never, response.headers, `${id}`);
+    }
+    return { status: response.status, data, etag: response.headers.get('etag') ?? undefined, location: response.headers.get('location') ?? undefined, headers: response.headers };
+  }
+
+  async function* each(id: OperationId, args: unknown[]): AsyncIterable<unknown> {
+    const { list, pathParameters } = OPERATIONS[id] as OperationEntry;
+    const options = (args[pathParameters.length] ?? {}) as CallOptions<OperationId>;
+    let cursor: string | undefined;
+    do {
+      const query = { ...(options.query as object), ...(cursor === undefined ? {} : { cursor }) };
+      const { data } = await call(id, [...args.slice(0, pathParameters.length), { ...options, query }]);
+      const page = data as Record<string, unknown> & { cursors?: { next?: string } };
+      yield* page[list!] as unknown[];
+      cursor = page.cursors?.next;
+    } while (cursor !== undefined);
+  }
+
+  const methods = Object.fromEntries(Object.keys(OPERATIONS).map((id) => [id, (...args: unknown[]) => call(id as OperationId, args)]));
+  const iterators = Object.fromEntries(
+    Object.entries(OPERATIONS)
+      .filter(([, operation]) => 'list' in operation)
+      .map(([id]) => [id, (...args: unknown[]) => each(id as OperationId, args)]),
+  );
+  return { ...methods, each: iterators } as ApiClient;
+}
+
+/**
+ * The fetch every call goes through: the client's bearer token on each attempt, a token the API
+ * refused as `invalid_token` renewed once, and the retries of retries.ts.
+ */
+function authorizedFetch(tokens: TokenSource, retry: RetryPolicy, baseFetch: typeof fetch) {
+  return async (request: Request): Promise<Response> => {
+    const idempotencyKey = request.headers.get('idempotency-key') ?? undefined;
+    const attempt = async () => {
+      const token = await tokens.current();
+      const sent = request.clone();
+      sent.headers.set('authorization', `Bearer ${token}`);
+      return { token, response: await baseFetch(sent) };
+    };
+    let refusedToken: string | undefined;
+    const send = async () => {
+      const { token, response } = await attempt();
+      if (response.status === 401 && refusedToken === undefined && /error="invalid_token"/.test(response.headers.get('www-authenticate') ?? '')) {
+        refusedToken = token;
+        tokens.refused(token);
+        await response.body?.cancel();
+        return (await attempt()).response;
+      }
+      return response;
+    };
+    return retrying(retry, request.method, send, idempotencyKey);
+  };
+}

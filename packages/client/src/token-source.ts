@@ -1,0 +1,61 @@
+import { ApiError } from './errors.js';
+import { retrying, type RetryPolicy } from './retries.js';
+
+export interface TokenSourceOptions {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  fetch: typeof fetch;
+  retry: RetryPolicy;
+  /** The share of `expires_in` after which a token is renewed (spec: 80 to 90 %). */
+  renewAfter: number;
+}
+
+/**
+ * Bearer tokens of one client (OAuth 2.0 client credentials, HTTP Basic, as the spec asks): fetched
+ * on first use, shared by every call, renewed once `renewAfter` of their lifetime has passed, and
+ * on demand when the API refused one (`error="invalid_token"`).
+ */
+export interface TokenSource {
+  current(): Promise<string>;
+  /** Forgets `refused`, unless a newer token has replaced it already (calls refused at once renew once). */
+  refused(refused: string): void;
+}
+
+interface Token {
+  value: string;
+  renewAt: number;
+}
+
+export function createTokenSource({ tokenUrl, clientId, clientSecret, fetch, retry, renewAfter }: TokenSourceOptions): TokenSource {
+  // form-encoded first (RFC 6749 §2.3.1), which leaves only ASCII for btoa
+  const credentials = btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`);
+  let token: Token | undefined;
+  let pending: Promise<Token> | undefined;
+
+  async function request(): Promise<Token> {
+    const asked = Date.now();
+    const response = await retrying(retry, 'POST', () =>
+      fetch(tokenUrl, {
+        method: 'POST',
+        headers: { authorization: `Basic ${credentials}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: 'grant_type=client_credentials',
+      }),
+    );
+    if (response.status !== 200) throw await ApiError.of(response, `the token endpoint refused client '${clientId}'`);
+    const { access_token: value, expires_in: lifetime } = (await response.json()) as { access_token: string; expires_in: number };
+    return { value, renewAt: asked + lifetime * 1000 * renewAfter };
+  }
+
+  return {
+    async current() {
+      if (token !== undefined && Date.now() < token.renewAt) return token.value;
+      pending ??= request().finally(() => (pending = undefined));
+      token = await pending;
+      return token.value;
+    },
+    refused(refused) {
+      if (token?.value === refused) token = undefined;
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { ApiError, createClient, type ApiClient, type CallOptions, type ClientOptions, type Data, type Item, type Problem, type RequestBody } from '../src/index.js';
+import { quickStart } from '../examples/quick-start.ts';
+import { startClientStack, type ClientStack } from './stack.ts';
+
+/** Short-lived tokens (renewed after 85 % of 4 s), and a tenant rate a burst of calls exceeds. */
+const TOKEN_LIFETIME_SECONDS = 4;
+const TENANT_REQUEST_RATE = 20;
+
+const employee = (city: string): RequestBody<'upsertEmployee'> => ({
+  name: { first_name: 'Sanne', last_name: 'van den Berg' },
+  driver_skills: ['C', 'CE'],
+  start_location: { name: `Depot ${city}`, city, zip_code: '5000', country_code: 'NL' },
+});
+const availability: RequestBody<'addEmployeeAvailability'> = { earliest_start: '2026-12-07T06:00:00Z', max_duration: 'PT9H' };
+
+let stack: ClientStack;
+
+beforeAll(async () => {
+  stack = await startClientStack({ TOKEN_LIFETIME_SECONDS: String(TOKEN_LIFETIME_SECONDS), TENANT_REQUEST_RATE: String(TENANT_REQUEST_RATE) });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** What went over the wire: the token requests and every API answer's status. */
+interface Wire {
+  tokenRequests: number;
+  statuses: number[];
+}
+
+/** A client of a new tenant, over a fetch that records what it sent and received (and may meddle, to stage a failure). */
+async function newClient(
+  options: Partial<ClientOptions> = {},
+  meddle?: (request: Request, send: (request: Request) => Promise<Response>) => Promise<Response>,
+): Promise<{ client: ApiClient; wire: Wire }> {
+  const wire: Wire = { tokenRequests: 0, statuses: [] };
+  const send = (request: Request) => fetch(request);
+  const recording = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    if (request.url === stack.tokenUrl) {
+      wire.tokenRequests++;
+      return send(request);
+    }
+    const response = await (meddle === undefined ? send(request) : meddle(request, send));
+    wire.statuses.push(response.status);
+    return response;
+  };
+  const client = createClient({ baseUrl: stack.baseUrl, tokenUrl: stack.tokenUrl, ...(await stack.newClient()), fetch: recording, ...options });
+  return { client, wire };
+}
+
+describe('the typed client against the whole stack', () => {
+  it('is typed from the API document: arguments in path order, bodies, answers, list items and problems', () => {
+    expectTypeOf<Parameters<ApiClient['upsertTransportResource']>>().toEqualTypeOf<
+      [transport_resource_id: string, body: RequestBody<'upsertTransportResource'>, options?: CallOptions<'upsertTransportResource'>]
+    >();
+    expectTypeOf<Parameters<ApiClient['getEmployeeAvailability']>>().toEqualTypeOf<[string, string, options?: CallOptions<'getEmployeeAvailability'>]>();
+    expectTypeOf<Data<'getEmployee'>>().toHaveProperty('business_id');
+    expectTypeOf<Data<'deleteEmployee'>>().toEqualTypeOf<undefined>();
+    expectTypeOf<Data<'ping'>>().toEqualTypeOf<string>();
+    expectTypeOf<Item<'getPagedEmployees'>>().toEqualTypeOf<Data<'getEmployee'>>();
+    expectTypeOf<ApiError['problem']>().toEqualTypeOf<Problem | undefined>();
+  });
+
+  it("runs the README's quick start", async () => {
+    const { client } = await newClient();
+    const { availabilityUrl, employees, violations } = await quickStart(client);
+    expect(availabilityUrl).toMatch(/\/employee\/emp-1042\/availability\/[0-9a-f-]{36}$/);
+    expect(employees).toEqual(['emp-1042']);
+    expect(violations).toEqual(['earliest_start']);
+  });
+
+  it('calls each operation by its operationId with typed bodies and answers, and the ETag for If-Match', async () => {
+    const { client, wire } = await newClient();
+    expect((await client.ping()).data).toBe('pong');
+    const created = await client.upsertEmployee('emp-1', employee('Tilburg'));
+    expect(created.status).toBe(201);
+    expect(created.etag).toBe('W/"1"');
+    expect(created.location).toMatch(/\/employee\/emp-1$/);
+    const read = await client.getEmployee('emp-1');
+    expect(read.data.name).toEqual({ first_name: 'Sanne', last_name: 'van den Berg' });
+    // a write against the version read: by its ETag, or by its number
+    expect((await client.upsertEmployee('emp-1', employee('Breda'), { ifMatch: read.etag })).status).toBe(200);
+    const stale = await client.upsertEmployee('emp-1', employee('Gent'), { ifMatch: 1 }).catch((error: unknown) => error);
+    expect(stale).toBeInstanceOf(ApiError);
+    expect(stale).toMatchObject({ status: 412, problem: { title: 'Precondition Failed' } });
+    expect((await client.deleteEmployee('emp-1')).data).toBeUndefined();
+    // one token for all of it
+    expect(wire.tokenRequests).toBe(1);
+  });
+
+  it('throws the problem of a refused request, with each violation', async () => {
+    const { client } = await newClient();
+    const refused = await client.addEmployeeAvailability('nobody', availability).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 404, problem: { detail: "employee 'nobody' does not exist" } });
+    await client.upsertEmployee('emp-2', employee('Tilburg'));
+    const invalid = await client.addEmployeeAvailability('emp-2', { ...availability, max_duration: 'eight hours' }).catch((error: unknown) => error);
+    expect(invalid).toMatchObject({ status: 400, problem: { violations: [expect.objectContaining({ field: 'max_duration' })] } });
+  });
+
+  it('lists a paged collection as one async iterator over every page', async () => {
+    const { client } = await newClient();
+    const ids = Array.from({ length: 7 }, (_, index) => `emp-${index}`);
+    for (const id of ids) await client.upsertEmployee(id, employee('Tilburg'));
+    const listed: string[] = [];
+    for await (const each of client.each.getPagedEmployees({ query: { limit: 3 } })) listed.push(each.business_id);
+    // in the list's own stable order, each once
+    expect(listed.sort()).toEqual(ids);
+  });
+
+  it('gets a token on first use, renews it once 85 % of its lifetime has passed, and once when the API refuses it', async () => {
+    let spoil = false;
+    const { client, wire } = await newClient({}, (request, send) => {
+      if (spoil) {
+        spoil = false;
+        request.headers.set('authorization', 'Bearer an.expired.token');
+      }
+      return send(request);
+    });
+    expect(wire.tokenRequests).toBe(0);
+    await client.ping();
+    expect(wire.tokenRequests).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, TOKEN_LIFETIME_SECONDS * 1000 * 0.9));
+    await client.ping();
+    expect(wire.tokenRequests).toBe(2);
+    // refused as invalid_token: renewed, and the call sent again
+    spoil = true;
+    expect((await client.ping()).data).toBe('pong');
+    expect(wire.statuses.slice(-2)).toEqual([401, 200]);
+    expect(wire.tokenRequests).toBe(3);
+  });
+
+  it("waits out the tenant's rate limit as Retry-After says, so that a burst of calls all succeed", async () => {
+    const { client, wire } = await newClient();
+    const answers = await Promise.all(Array.from({ length: TENANT_REQUEST_RATE * 2 }, () => client.getPagedEmployees()));
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: TENANT_REQUEST_RATE * 2 }, () => 200));
+    expect(wire.statuses).toContain(429);
+  });
+
+  it('sends a create again with the same Idempotency-Key when its answer was lost, and it creates once', async () => {
+    let loseNext = true;
+    const { client, wire } = await newClient({}, async (request, send) => {
+      const response = await send(request);
+      if (request.method === 'POST' && loseNext) {
+        loseNext = false;
+        throw new TypeError('fetch failed: the connection closed before the answer');
+      }
+      return response;
+    });
+    await client.upsertEmployee('emp-3', employee('Tilburg'));
+    const created = await client.addEmployeeAvailability('emp-3', availability);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('idempotent-replayed')).toBe('true');
+    expect((await client.getEmployeeAvailabilities('emp-3')).data).toHaveLength(1);
+    // the upsert, the create sent again (its first answer was lost), the list
+    expect(wire.statuses).toEqual([201, 201, 200]);
+  });
+
+  it('retries while a service restarts (503, Retry-After) and then answers', async () => {
+    const { client, wire } = await newClient({ retries: 30 });
+    await client.upsertEmployee('emp-4', employee('Tilburg'));
+    await stack.stack.kill('employees');
+    const read = client.getEmployee('emp-4');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await stack.stack.restart('employees');
+    expect((await read).data.name?.first_name).toBe('Sanne');
+    expect(wire.statuses).toContain(503);
+  });
+});
