@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName, waitFor } from '@rm/testkit';
+import { startNatsServer, uniqueName, waitFor } from '@rm/testkit';
 import { basic, BASE, createClient, dropDatabase, FORM, freshIp, startGateway, TEST_LIMITS, type GatewayHarness } from './helpers.js';
 
 const RATE = Number(TEST_LIMITS.TOKEN_RATE_LIMIT);
@@ -129,5 +129,28 @@ describe('token endpoint protection across two replicas', () => {
     const login = (secret: string) => tokenRequest(proxied!, proxy, { ...own, secret });
     for (let attempt = 0; attempt <= FAILURES; attempt += 1) expect((await login('wrong')).status).toBe(401);
     expect((await login(own.secret)).status).toBe(200);
+  });
+});
+
+describe('token endpoint protection after its nats-server restarts', () => {
+  // Found by the reliability suite: a restarted server keeps only file streams, and the counting
+  // streams are in memory, so every token request was a 503 until the gateway itself restarted.
+  it('declares its counting streams again and serves tokens, with the limits still counted', async () => {
+    const nats = await startNatsServer();
+    const own = uniqueName('gateway_guard_restart');
+    const gateway = await startGateway({ MONGO_DB: own, NATS_URL: nats.url });
+    try {
+      const credentials = await createClient(gateway.registry);
+      expect((await tokenRequest(gateway, freshIp(), credentials)).status).toBe(200);
+      await nats.restart();
+      await waitFor('a token after the restart', async () => (await tokenRequest(gateway, freshIp(), credentials)).status === 200, 20_000);
+      const ip = freshIp();
+      const statuses = await Promise.all(Array.from({ length: RATE + 3 }, async () => (await unauthenticatedRequest(gateway, ip)).status));
+      expect(statuses.filter((status) => status === 429)).toHaveLength(3);
+    } finally {
+      await gateway.close();
+      await nats.stop();
+      await dropDatabase(own);
+    }
   });
 });

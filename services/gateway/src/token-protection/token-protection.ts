@@ -75,20 +75,24 @@ export async function startTokenProtection({ js, jsm, limits, replicas, logger }
       replicas,
       ...GUARD_STREAM_BOUNDS,
     });
-  await perSecond(RATE_STREAM, RATE_SUBJECT, 'Token requests per source IP in the last second (gateway rate limit)', limits.ratePerSecond);
-  await perSecond(CLIENT_RATE_STREAM, CLIENT_RATE_SUBJECT, 'Token requests per client id in the last second (gateway rate limit)', limits.clientRatePerSecond);
-  await declareStream(jsm, {
-    name: FAILURE_STREAM,
-    subjects: [`${FAILURE_SUBJECT}.*`],
-    description: 'Failed logins per source IP in the failure window (gateway IP block)',
-    maxAgeMs: limits.failureWindowMs,
-    duplicateWindowMs: Math.min(limits.failureWindowMs, 60_000),
-    // the failure that would be the limit-th is refused: that one blocks
-    maxMsgsPerSubject: limits.failureLimit - 1,
-    inMemory: true,
-    replicas,
-    ...GUARD_STREAM_BOUNDS,
-  });
+  /** The counting streams, in memory: a restarted nats-server has lost them, and they are declared again (count()). */
+  const declareCountingStreams = async () => {
+    await perSecond(RATE_STREAM, RATE_SUBJECT, 'Token requests per source IP in the last second (gateway rate limit)', limits.ratePerSecond);
+    await perSecond(CLIENT_RATE_STREAM, CLIENT_RATE_SUBJECT, 'Token requests per client id in the last second (gateway rate limit)', limits.clientRatePerSecond);
+    await declareStream(jsm, {
+      name: FAILURE_STREAM,
+      subjects: [`${FAILURE_SUBJECT}.*`],
+      description: 'Failed logins per source IP in the failure window (gateway IP block)',
+      maxAgeMs: limits.failureWindowMs,
+      duplicateWindowMs: Math.min(limits.failureWindowMs, 60_000),
+      // the failure that would be the limit-th is refused: that one blocks
+      maxMsgsPerSubject: limits.failureLimit - 1,
+      inMemory: true,
+      replicas,
+      ...GUARD_STREAM_BOUNDS,
+    });
+  };
+  await declareCountingStreams();
   // An existing bucket keeps its first TTL (@nats-io/kv opens it as it is); the TTL only cleans up,
   // each block carries its own end.
   const blocks = await new Kvm(js).create(BLOCK_BUCKET, { ttl: limits.blockMs, history: 1, storage: StorageType.File, replicas });
@@ -110,13 +114,26 @@ export async function startTokenProtection({ js, jsm, limits, replicas, logger }
       watching = false;
     });
 
+  let redeclaring: Promise<void> | undefined;
+
   /** Publishes one count; false when the subject's limit is reached. */
   async function count(subject: string): Promise<boolean> {
+    const publish = async () => void (await js.publish(subject, undefined, { timeout: PUBLISH_TIMEOUT_MS }));
     try {
-      await js.publish(subject, undefined, { timeout: PUBLISH_TIMEOUT_MS });
+      await publish();
       return true;
     } catch (error) {
-      if (error instanceof JetStreamApiError && error.code === STORE_REFUSED && error.message.includes(PER_SUBJECT_LIMIT)) return false;
+      if (isLimitReached(error)) return false;
+    }
+    // No stream took it: after a restart of the server, the in-memory streams are gone until declared
+    // again (once for every request waiting on it); else the server is down, and this fails as fast.
+    try {
+      redeclaring ??= declareCountingStreams().finally(() => (redeclaring = undefined));
+      await redeclaring;
+      await publish();
+      return true;
+    } catch (error) {
+      if (isLimitReached(error)) return false;
       throw new ServiceUnavailable('The token endpoint cannot check its request limits right now; retry later.', { cause: error });
     }
   }
@@ -148,6 +165,10 @@ export async function startTokenProtection({ js, jsm, limits, replicas, logger }
       watcher.stop();
     },
   };
+}
+
+function isLimitReached(error: unknown): boolean {
+  return error instanceof JetStreamApiError && error.code === STORE_REFUSED && error.message.includes(PER_SUBJECT_LIMIT);
 }
 
 function blockEnd(value: string): number | undefined {
