@@ -9,7 +9,7 @@ export interface RawRequest {
 }
 
 /** Longest wait for a whole answer; undici's own timeouts do not cover a request body that is never read. */
-const ANSWER_TIMEOUT_MS = 40_000;
+export const ANSWER_TIMEOUT_MS = 40_000;
 
 export interface RawResponse {
   /** 0 when no answer came within ANSWER_TIMEOUT_MS. */

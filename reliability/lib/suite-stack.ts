@@ -1,11 +1,14 @@
 // The reliability scenarios' stack: the whole stack as `npm start` runs it (scripts/stack.ts), on free
-// ports with fresh databases, with the suite's tenants, tokens and the services' error lines.
+// ports with fresh databases, with the suite's tenants, tokens, typed clients and the services' error lines.
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
+import { createClient, type ApiClient as TypedClient } from '@rm/client';
 import { testNatsPassword, uniqueName, type TestServerUrls } from '@rm/testkit';
-import { startStack, type ServiceName, type Stack } from '../../scripts/stack.ts';
+import { BASE_PATH, startStack, type ServiceName, type Stack } from '../../scripts/stack.ts';
+import { ANSWER_TIMEOUT_MS } from './http.ts';
 
 export { BASE_PATH, type ServiceName } from '../../scripts/stack.ts';
+export type { TypedClient };
 
 /** A tenant of the suite with one client. */
 export interface SuiteTenant {
@@ -22,8 +25,15 @@ export interface SuiteStack {
   signingKeyEncryptionKey: string;
   /** A tenant and client of its own, for one scenario's data. */
   newTenant(prefix: string): Promise<SuiteTenant>;
-  /** A token of the tenant's client from the gateway's /oauth2/token, reused until 80 % of its lifetime. */
+  /** A token of the tenant's client from the gateway's /oauth2/token, reused until 80 % of its lifetime: for raw requests. */
   token(tenant: SuiteTenant): Promise<string>;
+  /**
+   * The typed client (@rm/client) of the tenant's client through the gateway, for well-formed calls whose status
+   * a scenario does not measure: fixtures and reading back. It has tokens of its own and retries 429, 503 and
+   * (when safe) 504 and lost connections, `retries` times (default 4); each attempt waits at most ANSWER_TIMEOUT_MS.
+   * `origin`: another process that serves the API (a second matching process).
+   */
+  client(tenant: SuiteTenant, options?: { retries?: number; origin?: string }): TypedClient;
   /** Services that exited while the suite ran, and how. */
   exits: string[];
   /** Log lines at level error or fatal, per service, since the start. */
@@ -92,6 +102,16 @@ export async function startSuiteStack(servers: TestServerUrls, { echoLogs = fals
       const { access_token: token, expires_in: lifetime } = (await response.json()) as { access_token: string; expires_in: number };
       tokens.set(clientId, { token, renewAt: Date.now() + lifetime * 800 });
       return token;
+    },
+    client({ clientId, secret }, { retries, origin = stack.gateway } = {}) {
+      return createClient({
+        baseUrl: `${origin}${BASE_PATH}`,
+        tokenUrl: `${stack.gateway}/oauth2/token`,
+        clientId,
+        clientSecret: secret,
+        ...(retries === undefined ? {} : { retries }),
+        timeoutMs: ANSWER_TIMEOUT_MS,
+      });
     },
     async stop() {
       await stack.stop();

@@ -3,13 +3,15 @@
 // outcome is unknown; and the checks afterwards: every acknowledged write reads back, no availability is
 // created twice, every stored availability has exactly one snapshot in the matching engine, and the other
 // consumers hold every resource's last version. Shared by crash-under-load and servers-restarted.
+// The writers send raw requests (every answer counted, none retried but an availability's create); the
+// home base they start from and every read afterwards go through the typed client.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
-import { apiClient, idFromLocation, type ApiClient } from './api.ts';
+import type { Data, Item } from '@rm/client';
+import { apiClient, idFromLocation } from './api.ts';
 import { bodies } from './fixtures.ts';
-import { jsonRequest, parseJson, send } from './http.ts';
 import { excerpt, StatusTally, type Finding } from './report.ts';
-import { BASE_PATH, type ServiceName, type SuiteStack, type SuiteTenant } from './suite-stack.ts';
+import type { ServiceName, SuiteStack, SuiteTenant, TypedClient } from './suite-stack.ts';
 
 export const WRITERS = 4;
 export const PAUSE_MS = 200;
@@ -24,6 +26,18 @@ const STABLE_MS = 3_000;
  */
 export const SETTLED_MS = 20_000;
 const CONVERGE_MS = 120_000;
+/** The largest page a list gives (1 to 1000 items), for reading every item. */
+export const LARGEST_PAGES = { query: { limit: 1000 } };
+
+export type Snapshot = Item<'getPagedAvailableEmployees'>;
+export type Combination = Item<'getPagedResourceCombinations'>;
+type StoredAvailability = Data<'getEmployeeAvailabilities'>[number];
+/** What the checks read of a stored employee or transport resource. */
+interface Stored {
+  business_id: string;
+  version: number;
+  home_base?: { business_id: string };
+}
 
 export interface WriteLoadOptions {
   /** Prefix of the ids the writers put, and the rule a 5xx or no answer outside `refusal` breaks. */
@@ -41,7 +55,7 @@ interface Upserted {
   acked?: { value: string; version: number };
   unacked: string[];
   /** As it read back after the load (readBack). */
-  stored?: Item;
+  stored?: Stored;
 }
 
 interface Availability {
@@ -50,10 +64,7 @@ interface Availability {
   body: { earliest_start: string; max_duration: string };
 }
 
-export type Item = Record<string, unknown>;
-
 export interface WriteLoad {
-  api: ApiClient;
   tally: StatusTally;
   /** Refused answers by status ('no answer' for 0). */
   refused: Map<string, number>;
@@ -72,7 +83,7 @@ export interface WriteLoad {
    * (b) Once the engine has converged, every stored availability has exactly one snapshot, with its window
    * start (each difference a finding). Returns how many are stored and the engine's lists.
    */
-  checkSnapshots(): Promise<{ token: string; storedCount: number; live: { snapshots: Item[]; combinations: Item[] } }>;
+  checkSnapshots(): Promise<{ storedCount: number; live: { snapshots: Snapshot[]; combinations: Combination[] } }>;
   /**
    * (c) The other consumers' copies, read in their databases after readBack: the deployments service's
    * known resources and the home-bases service's references must hold each employee's and transport
@@ -92,6 +103,7 @@ export interface WriteLoad {
 export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: WriteLoadOptions): WriteLoad {
   const { prefix, rule, refusal, hangMs = Number.POSITIVE_INFINITY } = options;
   const api = apiClient(suite, tenant);
+  const rm = suite.client(tenant);
   const tally = new StatusTally();
   const refused = new Map<string, number>();
   const findings: Finding[] = [];
@@ -108,11 +120,9 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
   let slowest = 0;
 
   const homeBase = `${prefix}-hb`;
-  const homeBaseCreated = api.call('PUT', `/home-base/${homeBase}`, bodies.homeBase('Hub')).then((response) => {
-    if (response.status >= 300) throw new Error(`PUT /home-base/${homeBase}: ${response.status} ${excerpt(response.body)}`);
-  });
+  const homeBaseCreated = rm.upsertHomeBase(homeBase, bodies.homeBase('Hub'));
   /** The version's location: every third one the home base (whose service then takes part in the write). */
-  const located = <Body extends { start_location: unknown }>(owner: ServiceName, body: Body, step: number) => {
+  const located = <Body extends { start_location?: unknown }>(owner: ServiceName, body: Body, step: number) => {
     if (step % 3 !== 0) return { owners: [owner], body };
     const { start_location: _adHoc, ...rest } = body;
     return { owners: [owner, 'home-bases' as const], body: { ...rest, home_base: { business_id: homeBase } } };
@@ -220,37 +230,35 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
 
   async function readBack(): Promise<number> {
     let lostWrites = 0;
-    const lost = (request: string, status: number, what: string) => {
+    const lost = (request: string, what: string) => {
       lostWrites += 1;
-      findings.push({ rule: 'every acknowledged write is readable', request, status, excerpt: what });
+      findings.push({ rule: 'every acknowledged write is readable', request, excerpt: what });
     };
-    for (const [resources, field] of [
-      [employees, (body: Item) => (body.name as { first_name?: string } | undefined)?.first_name],
-      [transportResources, (body: Item) => body.reference],
-    ] as const) {
+    /** Each acknowledged write is in its list as acknowledged, or as a later write that got no answer, at a version no lower. */
+    const compare = <Listed extends Stored>(resources: Map<string, Upserted>, list: string, items: Listed[], valueOf: (item: Listed) => unknown) => {
+      const listed = new Map(items.map((item) => [item.business_id, item]));
       for (const resource of resources.values()) {
         const { path, acked, unacked } = resource;
         if (acked === undefined) continue;
-        const response = await api.call('GET', path);
-        const body = (parseJson(response.body) ?? {}) as Item;
-        if (response.status === 200) resource.stored = body;
-        const value = field(body);
-        const version = Number(body.version);
-        if (response.status !== 200 || !(value === acked.value || unacked.includes(String(value))) || !(version >= acked.version)) {
-          const read = `read ${String(value)} at ${version}`;
-          lost(`GET ${path}`, response.status, `acknowledged ${acked.value} at version ${acked.version}, ${read}`);
-        }
+        const item = listed.get(path.split('/').at(-1)!);
+        resource.stored = item;
+        const value = item === undefined ? '' : String(valueOf(item));
+        if (item !== undefined && (value === acked.value || unacked.includes(value)) && item.version >= acked.version) continue;
+        const read = item === undefined ? 'not listed' : `read ${value} at ${item.version}`;
+        lost(`GET ${list} (every page)`, `${path}: acknowledged ${acked.value} at version ${acked.version}, ${read}`);
       }
-    }
-    duplicates = await createdTwice();
+    };
+    compare(employees, '/employee', await all(rm.each.getPagedEmployees(LARGEST_PAGES)), (employee) => employee.name?.first_name);
+    compare(transportResources, '/transport-resource', await all(rm.each.getPagedTransportResources(LARGEST_PAGES)), (resource) => resource.reference);
+    const stored = await storedAvailabilities();
     for (const { employee, id, body } of availabilities) {
-      const response = await api.call('GET', `/employee/${employee}/availability/${id}`);
-      const stored = (parseJson(response.body) ?? {}) as Item;
-      if (response.status !== 200 || stored.earliest_start !== body.earliest_start || stored.max_duration !== body.max_duration) {
-        const read = `read ${excerpt(response.body, 160)}`;
-        lost(`GET /employee/${employee}/availability/${id}`, response.status, `acknowledged ${JSON.stringify(body)}, ${read}`);
+      const item = stored.get(employee)?.find((each) => each.id === id);
+      if (item?.earliest_start !== body.earliest_start || item.max_duration !== body.max_duration) {
+        const read = item === undefined ? 'not listed' : `read ${JSON.stringify({ earliest_start: item.earliest_start, max_duration: item.max_duration })}`;
+        lost(`GET /employee/${employee}/availability`, `acknowledged ${id} ${JSON.stringify(body)}, ${read}`);
       }
     }
+    duplicates = createdTwice(stored);
     return lostWrites;
   }
 
@@ -258,19 +266,18 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
    * Availabilities stored that no create acknowledged: a retried create that made a second one. Each is a
    * finding; none can be told apart while a create's outcome is still unknown.
    */
-  async function createdTwice(): Promise<number> {
+  function createdTwice(stored: Map<string, StoredAvailability[]>): number {
     if (unfinishedCreates > 0) return 0;
     const acknowledged = new Set(availabilities.map(({ id }) => id));
-    const stored = await storedAvailabilities(await suite.token(tenant));
     let extra = 0;
     for (const [employee, items] of stored) {
-      for (const item of items.filter(({ id }) => !acknowledged.has(String(id)))) {
+      for (const item of items.filter(({ id }) => !acknowledged.has(id))) {
         extra += 1;
         findings.push({
           rule: 'a create retried with its Idempotency-Key is applied once',
           request: `GET /employee/${employee}/availability`,
           status: 200,
-          excerpt: `availability ${String(item.id)} at ${String(item.earliest_start)} was not acknowledged to any create`,
+          excerpt: `availability ${item.id} at ${item.earliest_start} was not acknowledged to any create`,
         });
       }
     }
@@ -308,9 +315,8 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
     ] as const) {
       for (const { path, stored } of resources.values()) {
         if (stored === undefined) continue;
-        const id = String(stored.business_id);
-        const version = Number(stored.version);
-        const named = (stored.home_base as { business_id?: string } | undefined)?.business_id;
+        const { business_id: id, version } = stored;
+        const named = stored.home_base?.business_id;
         const record = await known.findOne({ _id: `${tenant.tenant}|${entity}|${id}` });
         const reference = await references.findOne({ _id: `referrer|${tenant.tenant}|${entity}|${id}` });
         const referenced = named === undefined ? (reference?.home_bases.length ?? 0) === 0 : reference?.home_bases.join() === named;
@@ -329,49 +335,42 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
   }
 
   async function checkSnapshots() {
-    const token = await suite.token(tenant);
     // A write whose answer was a 503 may still be applied afterwards, when maintenance finishes the intent it
     // left (within MAINTENANCE_INTERVAL_MS): both sides are read again until they agree, for CONVERGE_MS at most.
     const deadline = Date.now() + CONVERGE_MS;
     for (;;) {
-      const stored = await storedAvailabilities(token);
+      const stored = await storedAvailabilities();
       const storedCount = [...stored.values()].reduce((sum, items) => sum + items.length, 0);
       // a restarted engine waits for its old leases to expire (MATCHING_LEASE_MS) and changes nothing meanwhile
-      const live = await converged(suite.stack.gateway, token, storedCount);
+      const live = await converged(rm, storedCount);
       const differences = snapshotDifferences(stored, live.snapshots);
       if (differences.length === 0 || Date.now() > deadline) {
         findings.push(...differences);
-        return { token, storedCount, live };
+        return { storedCount, live };
       }
     }
   }
 
-  /** Every acknowledged employee's stored availabilities. */
-  async function storedAvailabilities(token: string): Promise<Map<string, Item[]>> {
-    const stored = new Map<string, Item[]>();
+  /** Every acknowledged employee's stored availabilities (one list each, unpaged). */
+  async function storedAvailabilities(): Promise<Map<string, StoredAvailability[]>> {
+    const stored = new Map<string, StoredAvailability[]>();
     for (const { path, acked } of employees.values()) {
       const employee = path.split('/').at(-1)!;
-      if (acked === undefined) continue;
-      stored.set(employee, await listAll(suite.stack.gateway, token, `/employee/${employee}/availability`, false));
+      if (acked !== undefined) stored.set(employee, (await rm.getEmployeeAvailabilities(employee)).data);
     }
     return stored;
   }
 
   /** Each employee whose availabilities and snapshots are not the same ids with the same start. */
-  function snapshotDifferences(stored: Map<string, Item[]>, liveSnapshots: Item[]): Finding[] {
-    const snapshotsOf = new Map<string, Item[]>();
-    for (const snapshot of liveSnapshots) {
-      const employee = String(snapshot.employee_id);
-      snapshotsOf.set(employee, [...(snapshotsOf.get(employee) ?? []), snapshot]);
-    }
-    const ids = (items: Item[]) => items.map((item) => String(item.id)).sort().join(' ');
+  function snapshotDifferences(stored: Map<string, StoredAvailability[]>, liveSnapshots: Snapshot[]): Finding[] {
+    const snapshotsOf = Map.groupBy(liveSnapshots, (snapshot) => snapshot.employee_id);
+    const ids = (items: { id: string }[]) => items.map(({ id }) => id).sort().join(' ');
     const differences: Finding[] = [];
     for (const [employee, availabilitiesOf] of stored) {
       const snapshots = snapshotsOf.get(employee) ?? [];
       // the engine writes instants with milliseconds
-      const startOf = new Map(availabilitiesOf.map((item) => [String(item.id), Date.parse(String(item.earliest_start))]));
-      const shiftStart = (shift: unknown) => Date.parse(String((shift as { start?: string }).start));
-      const wrongWindow = snapshots.filter(({ id, shift }) => startOf.get(String(id)) !== shiftStart(shift));
+      const startOf = new Map(availabilitiesOf.map(({ id, earliest_start }) => [id, Date.parse(earliest_start)]));
+      const wrongWindow = snapshots.filter(({ id, shift }) => startOf.get(id) !== Date.parse(shift.start));
       if (ids(availabilitiesOf) !== ids(snapshots) || wrongWindow.length > 0) {
         differences.push({
           rule: 'every availability reaches the matching engine exactly once in effect',
@@ -384,10 +383,8 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
     return differences;
   }
 
-
   const acked = (resources: Map<string, Upserted>) => [...resources.values()].filter((resource) => resource.acked).length;
   return {
-    api,
     tally,
     refused,
     findings,
@@ -422,37 +419,29 @@ export function startWriteLoad(suite: SuiteStack, tenant: SuiteTenant, options: 
   };
 }
 
-/** Every item of a list, following its next cursors; `origin` is the gateway or a matching process. */
-export async function listAll(origin: string, token: string, path: string, paged = true): Promise<Item[]> {
-  const items: Item[] = [];
-  // an employee's availabilities are one unpaged array, which refuses `limit`
-  let query = paged ? 'limit=1000' : '';
-  for (;;) {
-    const response = await send(origin, jsonRequest('GET', `${BASE_PATH}${path}?${query}`, token));
-    if (response?.status !== 200) throw new Error(`GET ${path}: ${response?.status ?? 'no answer'} ${excerpt(response?.body ?? '')}`);
-    const page = parseJson(response.body) as Item | Item[];
-    if (Array.isArray(page)) return page;
-    items.push(...(Object.values(page).find(Array.isArray) as Item[]));
-    const next = (page.cursors as { next?: string } | undefined)?.next;
-    if (next === undefined) return items;
-    query = `limit=1000&cursor=${encodeURIComponent(next)}`;
-  }
+/** Every item of a paged list (the typed client's `each.*`). */
+export async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const every: T[] = [];
+  for await (const item of items) every.push(item);
+  return every;
 }
 
-/** The engine's snapshots and combinations once both lists stayed the same for `stableMs` and hold at least `atLeast` snapshots. */
+/**
+ * The engine's snapshots and combinations once both lists stayed the same for `stableMs` and hold at least `atLeast`
+ * snapshots; `rm` reads them through the gateway or from a matching process.
+ */
 export async function converged(
-  origin: string,
-  token: string,
+  rm: TypedClient,
   atLeast = 0,
   stableMs = STABLE_MS,
-): Promise<{ snapshots: Item[]; combinations: Item[] }> {
+): Promise<{ snapshots: Snapshot[]; combinations: Combination[] }> {
   const deadline = Date.now() + CONVERGE_MS;
   let last = '';
   let since = Date.now();
   for (;;) {
-    const snapshots = await listAll(origin, token, '/available-employee');
-    const combinations = await listAll(origin, token, '/resource-combination');
-    const versions = (items: Item[]) => items.map(({ id, version }) => `${String(id)}@${String(version)}`);
+    const snapshots = await all(rm.each.getPagedAvailableEmployees(LARGEST_PAGES));
+    const combinations = await all(rm.each.getPagedResourceCombinations(LARGEST_PAGES));
+    const versions = (items: { id: string; version: number }[]) => items.map(({ id, version }) => `${id}@${version}`);
     const state = JSON.stringify([versions(snapshots), versions(combinations)]);
     if (state !== last) [last, since] = [state, Date.now()];
     const stable = Date.now() - since >= stableMs && snapshots.length >= atLeast;

@@ -6,10 +6,11 @@
 // database, combining the same availabilities.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
+import type { Item } from '@rm/client';
 import { uniqueName } from '@rm/testkit';
 import type { ScenarioReport, Size } from '../lib/report.ts';
-import type { ServiceName, SuiteStack } from '../lib/suite-stack.ts';
-import { converged, listAll, PAUSE_MS, SETTLED_MS, startWriteLoad, WRITERS, type Item } from '../lib/write-load.ts';
+import type { ServiceName, SuiteStack, SuiteTenant } from '../lib/suite-stack.ts';
+import { all, converged, LARGEST_PAGES, PAUSE_MS, SETTLED_MS, startWriteLoad, WRITERS, type Combination, type Snapshot } from '../lib/write-load.ts';
 
 const KILLED: Record<Size, ServiceName[]> = {
   full: ['employees', 'transport-resources', 'home-bases', 'deployments', 'matching', 'gateway'],
@@ -63,16 +64,17 @@ export async function crashUnderLoad(suite: SuiteStack, size: Size): Promise<Sce
   // (b) once the engine has converged, every stored availability has exactly one snapshot, with its window start;
   // (c) the deployments and home-bases services hold every employee's and transport resource's last version
   const lostWrites = await load.readBack();
-  const { token, storedCount, live } = await load.checkSnapshots();
+  const { storedCount, live } = await load.checkSnapshots();
   const copiesBehind = await load.checkConsumers();
 
   // (d) a fresh engine replaying every stream into an empty database combines the same availabilities, and its
   // combinations score the same by the objective (DESIGN §6). Which of several equally good transport resources a
   // shift gets may differ: the objective's last term, fewest changes to existing combinations, depends on what
   // existed when each exact re-solve ran (services/matching/README.md), so those pairings are counted, not findings.
-  const fresh = await freshEngineCombinations(suite, token, live.snapshots.length);
-  const liveNow = await converged(suite.stack.gateway, token, storedCount, SETTLED_MS);
-  const score = scorer(liveNow.snapshots, await listAll(suite.stack.gateway, token, '/transport-resource'));
+  const fresh = await freshEngineCombinations(suite, tenant, live.snapshots.length);
+  const rm = suite.client(tenant);
+  const liveNow = await converged(rm, storedCount, SETTLED_MS);
+  const score = scorer(liveNow.snapshots, await all(rm.each.getPagedTransportResources(LARGEST_PAGES)));
   const [liveScore, freshScore] = [score(liveNow.combinations), score(fresh)];
   if (liveScore !== freshScore) {
     findings.push({
@@ -82,10 +84,10 @@ export async function crashUnderLoad(suite: SuiteStack, size: Size): Promise<Sce
       excerpt: `live ${liveScore}, fresh ${freshScore}`,
     });
   }
-  const keys = (combinations: Item[], withResources: boolean) =>
+  const keys = (combinations: Combination[], withResources: boolean) =>
     new Set(
       combinations.map(
-        (item) => `${String(item.id)}:${String(item.employee_id)}${withResources ? `:${sorted(item.transport_resource_ids)}` : ''}`,
+        (item) => `${item.id}:${item.employee_id}${withResources ? `:${item.transport_resource_ids.toSorted().join(',')}` : ''}`,
       ),
     );
   const difference = (withResources: boolean) => {
@@ -135,23 +137,19 @@ export async function crashUnderLoad(suite: SuiteStack, size: Size): Promise<Sce
   };
 }
 
-const sorted = (ids: unknown) => (ids as string[]).toSorted().join(',');
-
 /**
  * The objective's terms (DESIGN §6) of a set of combinations, as text to compare: mandatory shifts matched,
  * shifts matched, shifts on their employee's linked transport resource, total fixed cost (the only cost the
  * engine weighs). The last term, fewest changes, is left out: it depends on each engine's history.
  */
-function scorer(snapshots: Item[], transportResources: Item[]): (combinations: Item[]) => string {
-  const shifts = new Map(snapshots.map((snapshot) => [String(snapshot.id), snapshot]));
-  const costs = new Map(
-    transportResources.map((resource) => [String(resource.business_id), (resource.costs as { fixed?: number } | undefined)?.fixed ?? 0]),
-  );
+function scorer(snapshots: Snapshot[], transportResources: Item<'getPagedTransportResources'>[]): (combinations: Combination[]) => string {
+  const shifts = new Map(snapshots.map((snapshot) => [snapshot.id, snapshot]));
+  const costs = new Map(transportResources.map((resource) => [resource.business_id, resource.costs?.fixed ?? 0]));
   return (combinations) => {
     let [mandatory, linked, cost] = [0, 0, 0];
     for (const combination of combinations) {
-      const shift = shifts.get(String(combination.id));
-      const [resource] = combination.transport_resource_ids as string[];
+      const shift = shifts.get(combination.id);
+      const [resource] = combination.transport_resource_ids;
       if (shift?.mandatory === true) mandatory += 1;
       if (resource !== undefined && shift?.linked_transport_resource === resource) linked += 1;
       cost += costs.get(resource ?? '') ?? 0;
@@ -161,11 +159,11 @@ function scorer(snapshots: Item[], transportResources: Item[]): (combinations: I
 }
 
 /** A second matching process on an empty database: its durable consumers are its own and replay the streams from the start. */
-async function freshEngineCombinations(suite: SuiteStack, token: string, snapshots: number): Promise<Item[]> {
+async function freshEngineCombinations(suite: SuiteStack, tenant: SuiteTenant, snapshots: number): Promise<Combination[]> {
   const database = uniqueName('rel_matching_fresh');
   const copy = await suite.stack.startCopy('matching', { MONGO_DB: database, MATCHING_REPLICA_ID: `fresh-${database}` });
   try {
-    return (await converged(copy.origin, token, snapshots, SETTLED_MS)).combinations;
+    return (await converged(suite.client(tenant, { origin: copy.origin }), snapshots, SETTLED_MS)).combinations;
   } finally {
     await copy.stop();
     const mongo = new MongoClient(suite.servers.mongoUrl, { serverSelectionTimeoutMS: 10_000 });

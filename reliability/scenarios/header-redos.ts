@@ -27,11 +27,9 @@ export async function headerRedos(suite: SuiteStack, size: Size): Promise<Scenar
   const tally = new StatusTally();
   const findings: Finding[] = [];
   const tenant = await suite.newTenant('redos');
-  const token = await suite.token(tenant);
-  const bearer = { authorization: `Bearer ${token}` };
+  await suite.client(tenant).upsertEmployee('redos', bodies.employee());
+  const bearer = { authorization: `Bearer ${await suite.token(tenant)}` };
   const employee = `${BASE_PATH}/employee/redos`;
-  const stored = await send(suite.stack.gateway, { method: 'PUT', path: employee, headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify(bodies.employee()) });
-  if (stored?.status !== 201) throw new Error(`the scenario's employee was not stored: ${stored?.status}`);
 
   const get = (headers: Record<string, string>): RawRequest => ({ method: 'GET', path: employee, headers: { ...bearer, ...headers } });
   const put = (headers: Record<string, string>): RawRequest => ({

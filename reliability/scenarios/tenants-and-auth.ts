@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { base64url, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { MongoClient } from 'mongodb';
 import { createSigningKeyStore } from '@rm/gateway/testing';
-import { apiClient, eventually, idFromLocation, talliedClient, type ApiClient } from '../lib/api.ts';
+import { apiClient, eventually, talliedClient } from '../lib/api.ts';
 import { checkResponse } from '../lib/checks.ts';
 import { bodies } from '../lib/fixtures.ts';
-import { jsonRequest, parseJson, send, type RawResponse } from '../lib/http.ts';
+import { jsonRequest, send, type RawResponse } from '../lib/http.ts';
 import { excerpt, StatusTally, type Finding, type ScenarioReport } from '../lib/report.ts';
-import { BASE_PATH, type ServiceName, type SuiteStack, type SuiteTenant } from '../lib/suite-stack.ts';
+import { BASE_PATH, type ServiceName, type SuiteStack, type SuiteTenant, type TypedClient } from '../lib/suite-stack.ts';
 
 /** Paths every bad token is tried on, with the service that owns them. */
 const TOKEN_PATHS: { service: ServiceName; method: string; path: string; body?: unknown }[] = [
@@ -214,12 +214,12 @@ interface Probe {
 }
 
 async function crossTenant(suite: SuiteStack, a: SuiteTenant, b: SuiteTenant, tally: StatusTally, findings: Finding[]): Promise<Rows> {
-  const apiB = apiClient(suite, b);
-  const apiA = apiClient(suite, a);
-  const counted = talliedClient(apiA, tally);
-  const B = await seedTenant(apiB);
-  await apiA.call('PUT', '/employee/a-own', bodies.employee());
-  await apiA.call('PUT', '/transport-resource/a-own', bodies.transportResource());
+  // the fixtures through the typed client; A's probes raw, since their answers are what is compared
+  const B = await seedTenant(suite.client(b));
+  const rmA = suite.client(a);
+  await rmA.upsertEmployee('a-own', bodies.employee());
+  await rmA.upsertTransportResource('a-own', bodies.transportResource());
+  const counted = talliedClient(apiClient(suite, a), tally);
 
   const never = () => `never-${Math.random().toString(36).slice(2, 10)}`;
   const uuid = () => randomUUID();
@@ -337,54 +337,57 @@ interface SeededTenant {
 }
 
 /** One of every kind, two of each listed kind (so that lists have a next page). */
-async function seedTenant(api: ApiClient): Promise<SeededTenant> {
+async function seedTenant(rm: TypedClient): Promise<SeededTenant> {
   const tag = `b${Math.random().toString(36).slice(2, 8)}`;
-  const created = async (method: string, path: string, body: unknown) => {
-    const response = await api.call(method, path, body);
-    if (response.status >= 300) throw new Error(`tenant B: ${method} ${path}: ${response.status} ${response.body}`);
-    return response;
-  };
   for (const n of [1, 2]) {
-    await created('PUT', `/employee/${tag}-emp-${n}`, bodies.employee(`${tag}-secret-name`));
-    await created('PUT', `/transport-resource/${tag}-tr-${n}`, bodies.transportResource(`${tag}-secret-ref`));
-    await created('PUT', `/home-base/${tag}-hb-${n}`, bodies.homeBase(`${tag}-secret-base`));
-    await created('PUT', `/means/${tag}-emp-1/actual/${tag}-act-${n}`, bodies.actual(n * 24));
+    await rm.upsertEmployee(`${tag}-emp-${n}`, bodies.employee(`${tag}-secret-name`));
+    await rm.upsertTransportResource(`${tag}-tr-${n}`, bodies.transportResource(`${tag}-secret-ref`));
+    await rm.upsertHomeBase(`${tag}-hb-${n}`, bodies.homeBase(`${tag}-secret-base`));
+    await rm.upsertActual(`${tag}-emp-1`, `${tag}-act-${n}`, bodies.actual(n * 24));
   }
   const employee = `${tag}-emp-1`;
   const transportResource = `${tag}-tr-1`;
-  const availability = idFromLocation(await created('POST', `/employee/${employee}/availability`, bodies.availability(24 * 400)));
-  await created('POST', `/employee/${employee}/availability`, bodies.availability(24 * 401));
+  const availability = (await rm.addEmployeeAvailability(employee, bodies.availability(24 * 400))).data.id;
+  await rm.addEmployeeAvailability(employee, bodies.availability(24 * 401));
   const dayOff = bodies.unavailability(24 * 402, 24 * 403);
-  const unavailability = idFromLocation(await created('POST', `/employee/${employee}/unavailability`, dayOff));
-  const shiftSchedule = idFromLocation(await created('POST', `/employee/${employee}/shift-schedule`, bodies.shiftSchedule()));
-  const transportUnavailability = idFromLocation(await created('POST', `/transport-resource/${transportResource}/unavailability`, dayOff));
-  await created('PUT', `/resource-overview/2026-01-05/${tag}-hb-1/forecasts`, bodies.forecast());
+  const unavailability = (await rm.addEmployeeUnavailability(employee, dayOff)).data.id;
+  const shiftSchedule = (await rm.addShiftSchedule(employee, bodies.shiftSchedule())).data.id;
+  const transportUnavailability = (await rm.addTransportResourceUnavailability(transportResource, dayOff)).data.id;
+  await rm.upsertForecast('2026-01-05', `${tag}-hb-1`, bodies.forecast());
   // the deployments service learns the employee and the transport resources from their events
   for (const n of [1, 2]) {
-    const path = `/deployment/${tag}-dep-${n}`;
+    const id = `${tag}-dep-${n}`;
     const body = bodies.deployment(`${tag}-emp-${n}`, [`${tag}-tr-${n}`], 24 * 400);
-    const accepted = await eventually(async () => (await api.call('PUT', path, body)).status < 300);
-    if (!accepted) throw new Error(`tenant B: PUT ${path} never succeeded`);
+    const accepted = await eventually(() => rm.upsertExternalDeployment(id, body).then(() => true, () => false));
+    if (!accepted) throw new Error(`tenant B: PUT /deployment/${id} never succeeded`);
   }
   // matching derives available employees (and combinations) from the availabilities
-  const derived = async (list: string, property: string) => {
+  const derived = async (list: () => Promise<{ id: string }[]>) => {
     let ids: string[] = [];
     await eventually(async () => {
-      const items = (parseJson((await api.call('GET', list)).body) as Record<string, { id: string }[]> | undefined)?.[property] ?? [];
-      ids = items.map((item) => item.id);
+      ids = (await list()).map(({ id }) => id);
       return ids.length >= 2;
     }, 15_000);
     return ids;
   };
-  const availableEmployees = await derived('/available-employee', 'available_employees');
-  const combinations = await derived('/resource-combination', 'resource_combinations');
+  const availableEmployees = await derived(async () => (await rm.getPagedAvailableEmployees()).data.available_employees);
+  const combinations = await derived(async () => (await rm.getPagedResourceCombinations()).data.resource_combinations);
 
+  // the next-page cursor of each list, by the path A sends it to
+  const firstPage = { query: { limit: 1 } };
+  const lists = {
+    '/employee': () => rm.getPagedEmployees(firstPage),
+    '/transport-resource': () => rm.getPagedTransportResources(firstPage),
+    '/home-base': () => rm.getPagedHomeBases(firstPage),
+    '/deployment': () => rm.getPagedDeployments(firstPage),
+    [`/means/${employee}/actual`]: () => rm.getPagedEmployeeActuals(employee, firstPage),
+    '/available-employee': () => rm.getPagedAvailableEmployees(firstPage),
+    '/resource-combination': () => rm.getPagedResourceCombinations(firstPage),
+  };
   const cursors: Record<string, string> = {};
-  const lists = ['/employee', '/transport-resource', '/home-base', '/deployment', `/means/${employee}/actual`];
-  lists.push('/available-employee', '/resource-combination');
-  for (const list of lists) {
-    const page = parseJson((await api.call('GET', `${list}?limit=1`)).body) as { cursors?: { next?: string } } | undefined;
-    if (page?.cursors?.next !== undefined) cursors[list] = page.cursors.next;
+  for (const [list, read] of Object.entries(lists)) {
+    const next = (await read()).data.cursors.next;
+    if (next !== undefined) cursors[list] = next;
   }
   return {
     employee,

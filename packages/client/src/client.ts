@@ -3,7 +3,7 @@ import { ApiError } from './errors.js';
 import type { paths } from './generated/api.js';
 import { OPERATIONS } from './generated/operations.js';
 import type { ApiResult, Arguments, CallOptions, Data, Item, OperationId, PagedOperationId } from './operation-types.js';
-import { retrying, type RetryPolicy } from './retries.js';
+import { isRepeatable, retrying, type RetryPolicy } from './retries.js';
 import { createTokenSource, type TokenSource } from './token-source.js';
 
 export interface ClientOptions {
@@ -17,6 +17,8 @@ export interface ClientOptions {
   retries?: number;
   /** The longest pause between attempts, whatever Retry-After asks; default 30 s. */
   maxRetryDelayMs?: number;
+  /** How long one attempt waits for its answer before it counts as a lost connection; default 30 s. */
+  timeoutMs?: number;
   /** The share of a token's lifetime after which it is renewed; default 0.85 (the spec asks 80 to 90 %). */
   renewTokensAfter?: number;
   /** Default: the global fetch. */
@@ -40,7 +42,7 @@ interface OperationEntry {
 
 /** The typed client of the v1 API: tokens, retries and paging are its business, not its caller's. */
 export function createClient(options: ClientOptions): ApiClient {
-  const baseFetch = options.fetch ?? globalThis.fetch;
+  const baseFetch = withTimeout(options.fetch ?? globalThis.fetch, options.timeoutMs ?? 30_000);
   const retry: RetryPolicy = { retries: options.retries ?? 4, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
   const tokens = createTokenSource({ ...options, fetch: baseFetch, retry, renewAfter: options.renewTokensAfter ?? 0.85 });
   const http = createFetchClient<paths>({ baseUrl: options.baseUrl, fetch: authorizedFetch(tokens, retry, baseFetch) });
@@ -115,6 +117,17 @@ function authorizedFetch(tokens: TokenSource, retry: RetryPolicy, baseFetch: typ
       }
       return response;
     };
-    return retrying(retry, request.method, send, idempotencyKey);
+    // the token first, whose own request has had its retries: the attempts find it ready
+    await tokens.current();
+    return retrying(retry, { repeatable: isRepeatable(request.method, idempotencyKey), signal: request.signal }, send);
+  };
+}
+
+/** `fetch` whose every attempt gives up after `timeoutMs` (as well as on the caller's own signal): no call waits forever. */
+function withTimeout(baseFetch: typeof fetch, timeoutMs: number): typeof fetch {
+  return (input, init) => {
+    const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    const signal = own == null ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([own, AbortSignal.timeout(timeoutMs)]);
+    return baseFetch(input, { ...init, signal });
   };
 }

@@ -7,6 +7,14 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
+/** What decides whether a request may be sent again. */
+export interface RetriedRequest {
+  /** Sending it twice does no more than once (see isRepeatable). */
+  repeatable: boolean;
+  /** The caller's signal: once aborted, nothing is tried again. */
+  signal?: AbortSignal | undefined;
+}
+
 /** Answers that say "not now": nothing was done, and `Retry-After` says when to come back. */
 const BUSY = new Set([429, 503]);
 /** An answer that says "no answer in time": the request may have been done, so only a safe one is sent again. */
@@ -19,15 +27,16 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
  * `Retry-After`; a 504 or a failed connection only if the request is safe to repeat (idempotent,
  * or a POST with an Idempotency-Key), after a growing pause. The last answer, or error, is the result.
  */
-export async function retrying(policy: RetryPolicy, method: string, attempt: () => Promise<Response>, idempotencyKey?: string): Promise<Response> {
-  const repeatable = IDEMPOTENT.has(method) || idempotencyKey !== undefined;
+export async function retrying(policy: RetryPolicy, request: RetriedRequest, attempt: () => Promise<Response>): Promise<Response> {
+  const { repeatable } = request;
   for (let retry = 0; ; retry++) {
     const last = retry >= policy.retries;
     let response: Response;
     try {
       response = await attempt();
     } catch (error) {
-      if (last || !repeatable) throw error;
+      // the last attempt, a request not safe to send again, or a caller that gave up
+      if (last || !repeatable || request.signal?.aborted === true) throw error;
       await sleep(Math.min(backoffMs(retry), policy.maxDelayMs));
       continue;
     }
@@ -42,6 +51,11 @@ export async function retrying(policy: RetryPolicy, method: string, attempt: () 
       return response;
     }
   }
+}
+
+/** An idempotent method, or a POST with an Idempotency-Key, which the API answers once. */
+export function isRepeatable(method: string, idempotencyKey: string | undefined): boolean {
+  return IDEMPOTENT.has(method) || idempotencyKey !== undefined;
 }
 
 /** 250 ms, 500 ms, 1 s, …: a pause that grows when nothing says how long. */

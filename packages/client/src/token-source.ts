@@ -35,7 +35,8 @@ export function createTokenSource({ tokenUrl, clientId, clientSecret, fetch, ret
 
   async function request(): Promise<Token> {
     const asked = Date.now();
-    const response = await retrying(retry, 'POST', () =>
+    // a token request changes nothing that matters on the server: asking again is always safe
+    const response = await retrying(retry, { repeatable: true }, () =>
       fetch(tokenUrl, {
         method: 'POST',
         headers: { authorization: `Basic ${credentials}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },

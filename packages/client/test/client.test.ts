@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { ApiError, createClient, type ApiClient, type CallOptions, type ClientOptions, type Data, type Item, type Problem, type RequestBody } from '../src/index.js';
 import { quickStart } from '../examples/quick-start.ts';
@@ -167,5 +169,23 @@ describe('the typed client against the whole stack', () => {
     await stack.stack.restart('employees');
     expect((await read).data.name?.first_name).toBe('Sanne');
     expect(wire.statuses).toContain(503);
+  });
+});
+
+describe('the typed client against a server that never answers', () => {
+  it('gives up each attempt after timeoutMs, asks once more, and then throws: no call waits forever', async () => {
+    let requests = 0;
+    const silent: Server = createServer(() => void requests++);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const client = createClient({ baseUrl: origin, tokenUrl: `${origin}/oauth2/token`, clientId: 'c', clientSecret: 's', timeoutMs: 200, retries: 1 });
+      await expect(client.ping()).rejects.toMatchObject({ name: 'TimeoutError' });
+      // the token request, and once more after the first timed out; nothing more
+      expect(requests).toBe(2);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });
