@@ -100,8 +100,12 @@ function knownResourceConsumer(
     entities: [entities],
     async handle(event) {
       await known.apply(event, entities.entity);
-      // recorded first, removed after: see KnownResources. Again on a redelivery: the first may have stopped half way.
-      if (event.type.endsWith('.deleted')) await removeDependents(event.tenant, event.entity_id);
+      if (!event.type.endsWith('.deleted')) return;
+      // Recorded first, removed after: see KnownResources. Again on a redelivery: the first may have
+      // stopped half way. Not when a write has since learnt from the owner that it exists again (a
+      // newer version, ResourceChecks): what names it now names the new one.
+      const stillDeleted = (await known.missingHere(event.tenant, entities.entity, [event.entity_id])).size === 1;
+      if (stillDeleted) await removeDependents(event.tenant, event.entity_id);
     },
   };
 }

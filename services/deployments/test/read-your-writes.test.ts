@@ -68,6 +68,8 @@ describe('a resource the service has no event of', () => {
       'transport_resources[1]',
     ]);
     expect(violatedFields(await deployments.put('d-unknown', deploymentBody(employee, ['no-truck'])))).toEqual(['transport_resources[0]']);
+    // valid ids that no URL can name, so nothing has them: not a 503 for an owner asked about another path
+    expect(violatedFields(await deployments.put('d-unknown', deploymentBody('.', ['..'])))).toEqual(['employee', 'transport_resources[0]']);
     expect(dw.harness.writes()).toBe(writes);
     expect((await deployments.get('d-unknown')).statusCode).toBe(404);
     expect(await recorded('employee', 'nobody')).toBeNull();
@@ -98,6 +100,19 @@ describe('a resource the service has no event of', () => {
     expectProblem(await actuals.put(employee, 'a2', actualBody()), 404);
     expect(violatedFields(await deployments.put('d-deleted-2', deploymentBody(employee, [truck])))).toEqual(['employee', 'transport_resources[0]']);
     expect(dw.harness.writes()).toBe(writes);
+  });
+
+  it("keeps a write that named a resource its owner deleted and created again, when the delete's event comes after", async () => {
+    const { employee } = await createdAtOwners();
+    await dw.harness.deleteAtOwner(tenant, 'employee', employee);
+    await dw.harness.writeAtOwner(tenant, 'employee', employee);
+    const put = await actuals.put(employee, 'a-again', actualBody());
+    expect(put.statusCode, put.body).toBe(201);
+    const { version } = (await recorded('employee', employee)) as unknown as { version: number };
+    // the delete's event, older than what the owner said, arrives only now: what names the new one stays
+    await dw.employee(tenant, employee, version - 1, 'deleted');
+    expect((await actuals.get(employee, 'a-again')).statusCode).toBe(200);
+    expect(await liveActualCount(dw.harness, tenant, employee)).toBe(1);
   });
 
   it('never lets an older answer of the owner undo a delete event: a write that read it is refused, writing nothing', async () => {

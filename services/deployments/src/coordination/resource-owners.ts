@@ -38,6 +38,8 @@ export function createResourceOwners({ employeesUrl, transportResourcesUrl, time
     async versionAt(caller, entity, id) {
       const owner = owners.get(entity);
       if (owner === undefined) throw new Error(`no owner of ${entity} is configured`);
+      // valid business ids that no URL can name (the parser resolves them away, encoded or not): never stored
+      if (id === '.' || id === '..') return undefined;
       let response: Response;
       try {
         response = await fetch(`${owner.itemsUrl}/${encodeURIComponent(id)}`, {
