@@ -101,6 +101,9 @@ describe('the API document', () => {
       if (operation.requestBody !== undefined) for (const status of ['413', '415']) expect(operation.responses[status], where).toHaveProperty('$ref');
       expect(Object.keys(operation.responses).some((status) => status.startsWith('2')), where).toBe(true);
       if (method === 'put' || method === 'post') expect(operation.parameters, where).toContainEqual({ $ref: '#/components/parameters/Prefer' });
+      // a read is never conditional nor in conflict; a conditional write may have a malformed If-Match
+      if (method === 'get') expect(Object.keys(operation.responses).filter((status) => status === '409' || status === '412'), where).toEqual([]);
+      if (operation.parameters?.some((parameter) => '$ref' in parameter && parameter.$ref.endsWith('/IfMatch'))) expect(operation.responses['400'], where).toBeDefined();
     }
     const upsert = document.paths['/transport-resource/{transport_resource_id}']!.put!;
     expect(upsert.parameters).toContainEqual({ $ref: '#/components/parameters/IfMatch' });

@@ -3,7 +3,8 @@ import type { OpenApiOperation, OpenApiRef, OpenApiResponse } from '@rm/service-
 /**
  * The HTTP conventions every owner follows (spec: Endpoints, Conventions) and no route schema
  * declares: `If-Match` and `Prefer` on writes, `ETag`, `Location` and `Preference-Applied` on their
- * answers, 204 for `Prefer: return=minimal` and for deletes, `ETag` on a single resource's read.
+ * answers, 204 for `Prefer: return=minimal` and for deletes, `ETag` on a single resource's read; and
+ * the problems each kind of operation can answer.
  */
 export const CONVENTION_COMPONENTS = {
   parameters: {
@@ -46,7 +47,11 @@ export function withConventions(method: string, operation: OpenApiOperation): Op
     ...(writes ? [{ $ref: '#/components/parameters/Prefer' }] : []),
   ];
   const responses: Record<string, OpenApiResponse | OpenApiRef> = {};
+  // a malformed If-Match is a 400 of any conditional write
+  if (conditional) responses['400'] = { description: 'Bad Request' };
   for (const [status, response] of Object.entries(operation.responses)) {
+    // the owners' shared lists of problems are wider than what a read can answer: it is never conditional, nor in conflict
+    if (method === 'get' && (status === '409' || status === '412')) continue;
     const succeeded = status.startsWith('2');
     if (succeeded && writes) responses[status] = { ...response, headers: WRITTEN_HEADERS };
     else if (succeeded && method === 'get' && isSingleResource(response)) responses[status] = { ...response, headers: { ETag: header('ETag') } };

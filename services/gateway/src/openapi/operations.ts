@@ -145,7 +145,8 @@ export const OPERATIONS: Record<string, OperationText> = {
     operationId: 'getShiftSchedule',
     tag: 'Shift Schedule',
     summary: 'Reads a shift schedule',
-    description: 'The shift schedule with its version.',
+    description: 'The shift schedule with its version. Ours: the spec lists no read of one schedule.',
+    experimental: true,
   },
   'PUT /employee/{employee_id}/shift-schedule/{generated_id}': {
     operationId: 'updateShiftSchedule',
@@ -172,7 +173,7 @@ export const OPERATIONS: Record<string, OperationText> = {
     summary: 'Adds an availability',
     description:
       'Creates an availability with a generated id, given in `Location`; it must not overlap another of the employee (409). ' +
-      'The matching engine takes it into account at once.',
+      'The matching engine takes it into account within moments.',
   },
   'DELETE /employee/{employee_id}/availability': {
     operationId: 'deleteEmployeeAvailabilities',

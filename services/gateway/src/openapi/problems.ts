@@ -28,7 +28,7 @@ const ERRORS = {
       title: 'Invalid request',
       status: 400,
       detail: 'The request has invalid fields; see violations.',
-      violations: [{ field: 'max_duration', message: 'must be an ISO 8601 duration, like PT8H' }],
+      violations: [{ field: 'max_duration', message: 'must be an ISO 8601 duration in weeks, days, hours, minutes or seconds, like PT8H or P1DT30M' }],
     }),
   ],
   401: [
@@ -45,14 +45,14 @@ const ERRORS = {
       },
     },
   ],
-  404: ['NotFound', problem('The resource, or the one it belongs to, does not exist.', { title: 'Not Found', status: 404, detail: "employee 'e-1042' does not exist" })],
+  404: ['NotFound', problem('The resource, or the one it belongs to, does not exist.', { title: 'Not Found', status: 404, detail: "employee 'emp-1042' does not exist" })],
   409: [
     'Conflict',
     problem('The write conflicts with the state of another resource, which the problem names.', {
       title: 'Conflict',
       status: 409,
-      detail: "deployment 'd-77' would overlap deployment 'd-76' of employee 'e-1042'",
-      conflicting_id: 'd-76',
+      detail: "deployment 'rit-20261208-0413' would overlap deployment 'rit-20261208-0412' of employee 'emp-1042'",
+      conflicting_id: 'rit-20261208-0412',
     }),
   ],
   412: [
@@ -60,7 +60,7 @@ const ERRORS = {
     problem('`If-Match` names a version that is not the current one: read the resource again, then retry.', {
       title: 'Precondition Failed',
       status: 412,
-      detail: "If-Match does not match the current version of employee 'e-1042' (W/\"4\")",
+      detail: "If-Match does not match the current version of employee 'emp-1042' (W/\"4\")",
     }),
   ],
   413: [
@@ -78,7 +78,7 @@ const ERRORS = {
   422: [
     'UnprocessableContent',
     problem('The `Idempotency-Key` was used before with another body.', {
-      title: 'Unprocessable Content',
+      title: 'Unprocessable Entity',
       status: 422,
       detail:
         "Idempotency-Key 'b3f1c2d4-8a9e-4f6b-9c1d-2e3f4a5b6c7d' was first used with another body (to create one availability); send that body again, or use a new key",
@@ -88,13 +88,18 @@ const ERRORS = {
     'TooManyRequests',
     problem(
       "The tenant's request rate is used up for this second.",
-      { title: 'Too Many Requests', status: 429, detail: "This tenant's requests are limited to 200 a second; retry after the time in Retry-After.", limit: 200 },
+      {
+        title: 'Too Many Requests',
+        status: 429,
+        detail: "This tenant's requests are limited to 200 a second, and that many were made in the last second; retry after the time in Retry-After.",
+        limit: 200,
+      },
       retryAfter,
     ),
   ],
   503: [
     'ServiceUnavailable',
-    problem('A part of the system is briefly unavailable; nothing was written.', { title: 'Service Unavailable', status: 503, detail: 'The employees service cannot be reached right now; retry later.' }, retryAfter),
+    problem('A part of the system is briefly unavailable: retry after Retry-After. A write that was cut off may have happened (read it to see).', { title: 'Service Unavailable', status: 503, detail: 'The employees service cannot be reached right now; retry later.' }, retryAfter),
   ],
   504: [
     'GatewayTimeout',
