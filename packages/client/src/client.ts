@@ -2,7 +2,7 @@ import createFetchClient from 'openapi-fetch';
 import { ApiError } from './errors.js';
 import type { paths } from './generated/api.js';
 import { OPERATIONS } from './generated/operations.js';
-import type { ApiResult, Arguments, CallOptions, Data, Item, OperationId, PagedOperationId } from './operation-types.js';
+import type { ApiResult, Arguments, Data, Item, OperationId, PagedOperationId } from './operation-types.js';
 import { isRepeatable, retrying, type RetryPolicy } from './retries.js';
 import { createTokenSource, type TokenSource } from './token-source.js';
 
@@ -31,6 +31,14 @@ export type ApiClient = { [Id in OperationId]: (...args: Arguments<Id>) => Promi
   each: { [Id in PagedOperationId]: (...args: Arguments<Id>) => AsyncIterable<Item<Id>> };
 };
 
+/** The options of any operation, as the methods take them apart. */
+interface AnyCallOptions {
+  query?: object;
+  ifMatch?: string | number;
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
 interface OperationEntry {
   method: string;
   path: string;
@@ -43,8 +51,10 @@ interface OperationEntry {
 /** The typed client of the v1 API: tokens, retries and paging are its business, not its caller's. */
 export function createClient(options: ClientOptions): ApiClient {
   const baseFetch = withTimeout(options.fetch ?? globalThis.fetch, options.timeoutMs ?? 30_000);
+  const renewAfter = options.renewTokensAfter ?? 0.85;
+  if (!(renewAfter > 0 && renewAfter <= 1)) throw new RangeError('renewTokensAfter must be above 0 and at most 1');
   const retry: RetryPolicy = { retries: options.retries ?? 4, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
-  const tokens = createTokenSource({ ...options, fetch: baseFetch, retry, renewAfter: options.renewTokensAfter ?? 0.85 });
+  const tokens = createTokenSource({ ...options, fetch: baseFetch, retry, renewAfter });
   const http = createFetchClient<paths>({ baseUrl: options.baseUrl, fetch: authorizedFetch(tokens, retry, baseFetch) });
 
   async function call(id: OperationId, args: unknown[]): Promise<ApiResult<unknown>> {
@@ -52,7 +62,7 @@ export function createClient(options: ClientOptions): ApiClient {
     const path = Object.fromEntries(operation.pathParameters.map((name, index) => [name, args[index]]));
     const rest = args.slice(operation.pathParameters.length);
     const body = operation.body ? rest.shift() : undefined;
-    const { query, ifMatch, idempotencyKey, signal } = (rest[0] ?? {}) as CallOptions<OperationId>;
+    const { query, ifMatch, idempotencyKey, signal } = (rest[0] ?? {}) as AnyCallOptions;
     const header: Record<string, string> = {};
     if (ifMatch !== undefined) header['if-match'] = typeof ifMatch === 'number' ? `W/"${ifMatch}"` : ifMatch;
     // a create made safe to send again: retries of it create one resource
@@ -66,17 +76,17 @@ export function createClient(options: ClientOptions): ApiClient {
     } as never);
     if (!response.ok) {
       const problem = typeof error === 'object' && error !== null ? error : undefined;
-      throw new ApiError(response.status, problem as never, response.headers, `${id}`);
+      throw new ApiError(response.status, problem as never, response.headers, id);
     }
     return { status: response.status, data, etag: response.headers.get('etag') ?? undefined, location: response.headers.get('location') ?? undefined, headers: response.headers };
   }
 
   async function* each(id: OperationId, args: unknown[]): AsyncIterable<unknown> {
     const { list, pathParameters } = OPERATIONS[id] as OperationEntry;
-    const options = (args[pathParameters.length] ?? {}) as CallOptions<OperationId>;
+    const options = (args[pathParameters.length] ?? {}) as AnyCallOptions;
     let cursor: string | undefined;
     do {
-      const query = { ...(options.query as object), ...(cursor === undefined ? {} : { cursor }) };
+      const query = { ...options.query, ...(cursor === undefined ? {} : { cursor }) };
       const { data } = await call(id, [...args.slice(0, pathParameters.length), { ...options, query }]);
       const page = data as Record<string, unknown> & { cursors?: { next?: string } };
       yield* page[list!] as unknown[];

@@ -1,7 +1,7 @@
 import type { operations } from './generated/api.js';
 import type { OPERATIONS } from './generated/operations.js';
 
-/** The types of each operation's arguments and answer, from the generated types of the API document. */
+// The types of each operation's arguments and answer, from the generated types of the API document.
 
 export type OperationId = keyof typeof OPERATIONS & keyof operations;
 
@@ -17,15 +17,30 @@ type BodyArgument<Id extends OperationId> = [RequestBody<Id>] extends [never] ? 
 
 export type Query<Id extends OperationId> = operations[Id]['parameters'] extends { query?: infer Q } ? ([Q] extends [never] ? undefined : Q) : undefined;
 
-export interface CallOptions<Id extends OperationId> {
+type HeaderParameters<Id extends OperationId> = operations[Id]['parameters'] extends { header?: infer H } ? NonNullable<H> : never;
+/** Offered only where the operation takes the header: a write that may be conditional, a create (POST). */
+type HeaderOption<Id extends OperationId, Header extends string, Option> = [HeaderParameters<Id>] extends [never] ? unknown : Header extends keyof HeaderParameters<Id> ? Option : unknown;
+
+export type CallOptions<Id extends OperationId> = {
   /** The query parameters (filters, `limit`; `cursor` is the iterators' business). */
   query?: Query<Id>;
-  /** Writes only if the resource is at this version: its ETag (`W/"4"`) or the version (4); 412 otherwise. */
-  ifMatch?: string | number;
-  /** The key of a create (POST): the client makes one up when none is given, so that retries create once. */
-  idempotencyKey?: string;
   signal?: AbortSignal;
-}
+} & HeaderOption<
+  Id,
+  'If-Match',
+  {
+    /** Writes only if the resource is at this version: its ETag (`W/"4"`) or the version (4); 412 otherwise. */
+    ifMatch?: string | number;
+  }
+> &
+  HeaderOption<
+    Id,
+    'idempotency-key',
+    {
+      /** The create's key: the client makes one up when none is given, so that its retries create once. */
+      idempotencyKey?: string;
+    }
+  >;
 
 export type Arguments<Id extends OperationId> = [...PathArguments<Id>, ...BodyArgument<Id>, options?: CallOptions<Id>];
 

@@ -35,18 +35,18 @@ export async function retrying(policy: RetryPolicy, request: RetriedRequest, att
     try {
       response = await attempt();
     } catch (error) {
-      // the last attempt, a request not safe to send again, or a caller that gave up
-      if (last || !repeatable || request.signal?.aborted === true) throw error;
-      await sleep(Math.min(backoffMs(retry), policy.maxDelayMs));
+      // only a lost connection or an attempt timed out, for a request safe to send again, while the caller waits
+      if (last || !repeatable || !isLostAnswer(error) || request.signal?.aborted === true) throw error;
+      await pause(backoffMs(retry), policy, request.signal);
       continue;
     }
     if (last) return response;
     if (BUSY.has(response.status)) {
       await response.body?.cancel();
-      await sleep(Math.min(retryAfterMs(response) ?? backoffMs(retry), policy.maxDelayMs));
+      await pause(retryAfterMs(response) ?? backoffMs(retry), policy, request.signal);
     } else if (response.status === TIMED_OUT && repeatable) {
       await response.body?.cancel();
-      await sleep(Math.min(backoffMs(retry), policy.maxDelayMs));
+      await pause(backoffMs(retry), policy, request.signal);
     } else {
       return response;
     }
@@ -58,16 +58,28 @@ export function isRepeatable(method: string, idempotencyKey: string | undefined)
   return IDEMPOTENT.has(method) || idempotencyKey !== undefined;
 }
 
+/** fetch's own failure (no answer: refused, reset, DNS) or an attempt that timed out; not an answer, and not a caller's abort. */
+function isLostAnswer(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof Error && error.name === 'TimeoutError');
+}
+
+/** Waits `ms`, at most maxDelayMs, and up to a fifth longer so that clients refused together do not come back together; ends early on the caller's abort. */
+function pause(ms: number, policy: RetryPolicy, signal: AbortSignal | undefined): Promise<void> {
+  const jittered = Math.min(ms, policy.maxDelayMs) * (1 + Math.random() / 5);
+  return sleep(jittered, undefined, signal === undefined ? {} : { signal });
+}
+
 /** 250 ms, 500 ms, 1 s, …: a pause that grows when nothing says how long. */
 function backoffMs(retry: number): number {
   return 250 * 2 ** retry;
 }
 
-/** `Retry-After` as seconds or as an HTTP date (RFC 9110 §10.2.3), in milliseconds from now. */
+/** An IMF-fixdate (RFC 9110 §5.6.7), the only date form Retry-After takes. */
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/** `Retry-After` as seconds or as an HTTP date (RFC 9110 §10.2.3), in milliseconds from now; undefined when it is neither. */
 export function retryAfterMs(response: Response): number | undefined {
-  const value = response.headers.get('retry-after')?.trim();
-  if (value === undefined || value === '') return undefined;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+  const value = response.headers.get('retry-after')?.trim() ?? '';
+  if (/^\d{1,9}$/.test(value)) return Number(value) * 1000;
+  return HTTP_DATE.test(value) ? Math.max(0, Date.parse(value) - Date.now()) : undefined;
 }

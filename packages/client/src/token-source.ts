@@ -25,6 +25,7 @@ export interface TokenSource {
 interface Token {
   value: string;
   renewAt: number;
+  expiresAt: number;
 }
 
 export function createTokenSource({ tokenUrl, clientId, clientSecret, fetch, retry, renewAfter }: TokenSourceOptions): TokenSource {
@@ -44,15 +45,25 @@ export function createTokenSource({ tokenUrl, clientId, clientSecret, fetch, ret
       }),
     );
     if (response.status !== 200) throw await ApiError.of(response, `the token endpoint refused client '${clientId}'`);
-    const { access_token: value, expires_in: lifetime } = (await response.json()) as { access_token: string; expires_in: number };
-    return { value, renewAt: asked + lifetime * 1000 * renewAfter };
+    const { access_token: value, expires_in: lifetime } = (await response.json()) as { access_token?: unknown; expires_in?: unknown };
+    if (typeof value !== 'string' || typeof lifetime !== 'number' || !(lifetime > 0)) {
+      throw new Error(`the token endpoint answered client '${clientId}' without an access_token and a positive expires_in`);
+    }
+    return { value, renewAt: asked + lifetime * 1000 * renewAfter, expiresAt: asked + lifetime * 1000 };
   }
 
   return {
     async current() {
-      if (token !== undefined && Date.now() < token.renewAt) return token.value;
+      const now = Date.now();
+      if (token !== undefined && now < token.renewAt) return token.value;
       pending ??= request().finally(() => (pending = undefined));
-      token = await pending;
+      try {
+        token = await pending;
+      } catch (error) {
+        // renewal is early on purpose: a token not yet expired serves while the token endpoint cannot
+        if (token !== undefined && now < token.expiresAt) return token.value;
+        throw error;
+      }
       return token.value;
     },
     refused(refused) {

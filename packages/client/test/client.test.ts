@@ -64,6 +64,11 @@ describe('the typed client against the whole stack', () => {
     expectTypeOf<Data<'ping'>>().toEqualTypeOf<string>();
     expectTypeOf<Item<'getPagedEmployees'>>().toEqualTypeOf<Data<'getEmployee'>>();
     expectTypeOf<ApiError['problem']>().toEqualTypeOf<Problem | undefined>();
+    // If-Match only where a write may be conditional, Idempotency-Key only on a create
+    expectTypeOf<CallOptions<'upsertEmployee'>>().toHaveProperty('ifMatch');
+    expectTypeOf<CallOptions<'getEmployee'>>().not.toHaveProperty('ifMatch');
+    expectTypeOf<CallOptions<'addEmployeeAvailability'>>().toHaveProperty('idempotencyKey');
+    expectTypeOf<CallOptions<'upsertEmployee'>>().not.toHaveProperty('idempotencyKey');
   });
 
   it("runs the README's quick start", async () => {
@@ -132,6 +137,13 @@ describe('the typed client against the whole stack', () => {
     expect((await client.ping()).data).toBe('pong');
     expect(wire.statuses.slice(-2)).toEqual([401, 200]);
     expect(wire.tokenRequests).toBe(3);
+  });
+
+  it('throws at once when the token endpoint refuses the credentials: one failed login, not one per retry', async () => {
+    const { client, wire } = await newClient({ clientSecret: 'not-the-secret' });
+    await expect(client.ping()).rejects.toMatchObject({ name: 'ApiError', status: 401 });
+    expect(wire.tokenRequests).toBe(1);
+    expect(wire.statuses).toEqual([]);
   });
 
   it("waits out the tenant's rate limit as Retry-After says, so that a burst of calls all succeed", async () => {
