@@ -233,19 +233,6 @@ describe('the unified API', () => {
     expect(response.status).toBe(404);
   });
 
-  it('serves the docs page and its assets itself, so that it works offline', async () => {
-    const page = await gateway.fetch('/docs');
-    expect(page.status).toBe(200);
-    const html = await page.text();
-    expect(html).toContain('/docs/swagger-ui-bundle.js');
-    expect(html).toContain(`${BASE}/openapi.json`);
-    const bundle = await gateway.fetch('/docs/swagger-ui-bundle.js');
-    expect(bundle.status).toBe(200);
-    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
-    expect((await bundle.text()).length).toBeGreaterThan(100_000);
-    expect((await gateway.fetch('/docs/nothing.js')).status).toBe(404);
-  });
-
   it('answers 504 when the owner does not answer in time, and leaves its paths out of the OpenAPI document', async () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

@@ -3,7 +3,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { forwardedPrefixOf, NotFound, publicOrigin } from '@rm/service-kit';
+import { docsPage } from '../docs/docs-page.js';
+import { gettingStartedGuide } from '../docs/guide.js';
 import type { createApiDocument } from '../openapi/api-document.js';
+import { TOKEN_PATH } from './token.routes.js';
 
 export interface DocsRoutesOptions {
   apiDocument: ReturnType<typeof createApiDocument>;
@@ -14,9 +17,11 @@ export interface DocsRoutesOptions {
 const ASSETS = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
   'favicon-32x32.png': 'image/png',
 } as const;
+
+/** fastify's own body limit, where the service gave none (it gives BODY_LIMIT_BYTES). */
+const FASTIFY_BODY_LIMIT = 1_048_576;
 
 /** `{base_url}/openapi.json` (the whole v1 API) and `/docs`, without a token: they describe, they grant nothing. */
 export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { apiDocument, basePath }) => {
@@ -31,10 +36,12 @@ export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { a
     return apiDocument.document(publicOrigin(request));
   });
 
+  // Built for the caller's view too: the guide's examples name the origin and prefix the caller reached.
   app.get('/docs', async (request, reply) => {
     const prefix = forwardedPrefixOf(request);
+    const guide = gettingStartedGuide({ origin: publicOrigin(request), basePath, tokenPath: TOKEN_PATH, bodyLimit: app.initialConfig.bodyLimit ?? FASTIFY_BODY_LIMIT });
     reply.type('text/html; charset=utf-8').header('Cache-Control', 'private, no-cache');
-    return docsPage(`${prefix}/docs`, `${prefix}${basePath}/openapi.json`);
+    return docsPage({ assetPath: `${prefix}/docs`, documentUrl: `${prefix}${basePath}/openapi.json`, guide });
   });
 
   app.get<{ Params: { asset: string } }>('/docs/:asset', async (request, reply) => {
@@ -43,24 +50,3 @@ export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { a
     return reply.type(asset.type).header('Cache-Control', 'public, max-age=86400').send(asset.content);
   });
 };
-
-function docsPage(assetPath: string, documentUrl: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <title>Resource management API v1</title>
-  <link rel="stylesheet" href="${assetPath}/swagger-ui.css">
-  <link rel="icon" type="image/png" href="${assetPath}/favicon-32x32.png">
-</head>
-<body>
-  <div id="swagger-ui"></div>
-  <script src="${assetPath}/swagger-ui-bundle.js"></script>
-  <script src="${assetPath}/swagger-ui-standalone-preset.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({ url: ${JSON.stringify(documentUrl)}, dom_id: '#swagger-ui', validatorUrl: null, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
-  </script>
-</body>
-</html>
-`;
-}
