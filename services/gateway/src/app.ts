@@ -125,7 +125,11 @@ export const gatewayService = defineService({
         const hashing = createHashSlots({ concurrent: config.TOKEN_HASH_CONCURRENCY, queued: config.TOKEN_HASH_QUEUE });
         await app.register(tokenRoutes, { registry, keyRing, protection, hashing, refusals, defaultLimits });
         await app.register(wellKnownRoutes, { keyRing, revocations, issuer: config.AUTH_ISSUER });
-        await app.register(docsRoutes, { apiDocument, basePath: config.PUBLIC_BASE_PATH });
+        await app.register(docsRoutes, {
+          apiDocument,
+          basePath: config.PUBLIC_BASE_PATH,
+          limits: { bodyLimit: config.BODY_LIMIT_BYTES, tokenRequestsPerIp: config.TOKEN_RATE_LIMIT, tokenRequestsPerClient: config.TOKEN_RATE_LIMIT_PER_CLIENT },
+        });
         if (config.ADMIN_TOKEN !== undefined) {
           await app.register(operationsRoutes, { adminToken: config.ADMIN_TOKEN, upstreams, timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) });
         }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { gettingStartedGuide } from '../src/docs/guide.js';
-import { BASE, createClient, tokenFor } from './helpers.js';
+import { BASE, createClient, TEST_LIMITS, tokenFor } from './helpers.js';
 import { startStack, type Stack } from './stack.js';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it), driven over CDP: no browser download. */
@@ -63,11 +63,13 @@ describe('the docs page, as served', () => {
     expect(html).toContain("'https://rm.haulage.test/rm/resource-management/v1/ping'");
     expect(html).toContain('src="/rm/docs/swagger-ui-bundle.js"');
     expect(html).toContain('"/rm/resource-management/v1/openapi.json"');
+    // the limits as this gateway is configured (helpers.ts TEST_LIMITS), not the defaults
+    expect(html).toMatch(new RegExp(`at most ${TEST_LIMITS.TOKEN_RATE_LIMIT} requests a second from one IP address,\\s+and\\s+${TEST_LIMITS.TOKEN_RATE_LIMIT_PER_CLIENT} for one client id`));
 
     // the gateway refuses such a host before any route; the guide escapes it all the same
     const hostileHost = 'rm.haulage.test"><script>alert(1)</script>';
     expect((await stack.gateway.fetch('/docs', { headers: { 'X-Forwarded-Host': hostileHost } })).status).toBe(400);
-    const guide = gettingStartedGuide({ origin: `https://${hostileHost}`, basePath: BASE, tokenPath: '/oauth2/token', bodyLimit: 1_048_576 }).text;
+    const guide = gettingStartedGuide({ origin: `https://${hostileHost}`, basePath: BASE, tokenPath: '/oauth2/token', bodyLimit: 1_048_576, tokenRequestsPerIp: 50, tokenRequestsPerClient: 5 }).text;
     expect(guide).not.toContain('<script>');
     expect(guide).toContain('https://rm.haulage.test&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;/oauth2/token');
   });

@@ -11,12 +11,10 @@ export interface GuideOptions {
   tokenPath: string;
   /** The largest request body the gateway forwards (BODY_LIMIT_BYTES). */
   bodyLimit: number;
+  /** Token requests a second from one IP address (TOKEN_RATE_LIMIT) and for one client id (TOKEN_RATE_LIMIT_PER_CLIENT). */
+  tokenRequestsPerIp: number;
+  tokenRequestsPerClient: number;
 }
-
-/** The spec's limit of token requests per source IP a second (the gateway's TOKEN_RATE_LIMIT default). */
-const TOKEN_REQUESTS_PER_IP = 50;
-/** The gateway's TOKEN_RATE_LIMIT_PER_CLIENT default. */
-const TOKEN_REQUESTS_PER_CLIENT = 5;
 
 /** The statuses an integrator meets, what they mean and what to do, as the services answer them. */
 const STATUSES: readonly [status: number, meaning: SafeHtml, action: SafeHtml][] = [
@@ -29,7 +27,7 @@ const STATUSES: readonly [status: number, meaning: SafeHtml, action: SafeHtml][]
   [415, html`The body is not <code>application/json</code> in UTF-8 (or has a <code>Content-Encoding</code>).`, html`Send <code>Content-Type: application/json</code>.`],
   [422, html`The <code>Idempotency-Key</code> was used before with another body.`, html`Send that body again, or a new key.`],
   [429, html`The tenant's request rate, or the token endpoint's, is used up for this second.`, html`Wait <code>Retry-After</code> seconds, then retry.`],
-  [503, html`A part of the system is briefly unavailable; nothing was written.`, html`Wait <code>Retry-After</code> seconds, then retry.`],
+  [503, html`A part of the system is briefly unavailable. A write cut off on its way may have happened.`, html`Wait <code>Retry-After</code> seconds, then retry (read first if a conditional write then answers 412).`],
   [504, html`The service that owns the resource did not answer in time; a write may or may not have happened.`, html`Retry: PUT and DELETE as they were, a POST with the same <code>Idempotency-Key</code>.`],
 ];
 
@@ -38,7 +36,7 @@ const STATUSES: readonly [status: number, meaning: SafeHtml, action: SafeHtml][]
  * whose curl examples therefore work as they are (given a client's id and secret). What it says is what
  * the gateway and the services do: their limits, headers and statuses.
  */
-export function gettingStartedGuide({ origin, basePath, tokenPath, bodyLimit }: GuideOptions): SafeHtml {
+export function gettingStartedGuide({ origin, basePath, tokenPath, bodyLimit, tokenRequestsPerIp, tokenRequestsPerClient }: GuideOptions): SafeHtml {
   const base = `${origin}${basePath}`;
   const tokenUrl = `${origin}${tokenPath}`;
   const keptHours = IDEMPOTENCY_KEY_TTL_MS / 3_600_000;
@@ -176,8 +174,8 @@ curl -i -X PUT -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/j
     requests a 1-second window) and <code>RateLimit: "tenant";r=143;t=1</code> (143 left, all of them again within 1 second).
     Beyond the rate the answer is 429 problem+json with <code>Retry-After: 1</code> and the same fields: wait that long, then
     retry.</p>
-    <p>The token endpoint takes at most ${TOKEN_REQUESTS_PER_IP} requests a second from one IP address, and
-    ${TOKEN_REQUESTS_PER_CLIENT} for one client id; beyond that it answers 429 with <code>Retry-After: 1</code>. Reuse each token
+    <p>The token endpoint takes at most ${tokenRequestsPerIp} requests a second from one IP address, and
+    ${tokenRequestsPerClient} for one client id; beyond that it answers 429 with <code>Retry-After: 1</code>. Reuse each token
     until it is due for renewal rather than asking for one per call.</p>
   </section>
 

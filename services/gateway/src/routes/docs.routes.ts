@@ -4,13 +4,15 @@ import { dirname, join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { forwardedPrefixOf, NotFound, publicOrigin } from '@rm/service-kit';
 import { docsPage } from '../docs/docs-page.js';
-import { gettingStartedGuide } from '../docs/guide.js';
+import { gettingStartedGuide, type GuideOptions } from '../docs/guide.js';
 import type { createApiDocument } from '../openapi/api-document.js';
 import { TOKEN_PATH } from './token.routes.js';
 
 export interface DocsRoutesOptions {
   apiDocument: ReturnType<typeof createApiDocument>;
   basePath: string;
+  /** What the guide tells of the gateway's limits, as configured. */
+  limits: Pick<GuideOptions, 'bodyLimit' | 'tokenRequestsPerIp' | 'tokenRequestsPerClient'>;
 }
 
 /** swagger-ui's files, served by the gateway itself, and no online validator: the docs work without internet access. */
@@ -20,11 +22,8 @@ const ASSETS = {
   'favicon-32x32.png': 'image/png',
 } as const;
 
-/** fastify's own body limit, where the service gave none (it gives BODY_LIMIT_BYTES). */
-const FASTIFY_BODY_LIMIT = 1_048_576;
-
 /** `{base_url}/openapi.json` (the whole v1 API) and `/docs`, without a token: they describe, they grant nothing. */
-export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { apiDocument, basePath }) => {
+export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { apiDocument, basePath, limits }) => {
   const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = new Map(
     await Promise.all(Object.entries(ASSETS).map(async ([name, type]) => [name, { type, content: await readFile(join(assetDir, name)) }] as const)),
@@ -39,7 +38,7 @@ export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { a
   // Built for the caller's view too: the guide's examples name the origin and prefix the caller reached.
   app.get('/docs', async (request, reply) => {
     const prefix = forwardedPrefixOf(request);
-    const guide = gettingStartedGuide({ origin: publicOrigin(request), basePath, tokenPath: TOKEN_PATH, bodyLimit: app.initialConfig.bodyLimit ?? FASTIFY_BODY_LIMIT });
+    const guide = gettingStartedGuide({ origin: publicOrigin(request), basePath, tokenPath: TOKEN_PATH, ...limits });
     reply.type('text/html; charset=utf-8').header('Cache-Control', 'private, no-cache');
     return docsPage({ assetPath: `${prefix}/docs`, documentUrl: `${prefix}${basePath}/openapi.json`, guide });
   });
