@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { findFreePort, type TestServerUrls } from '@rm/testkit';
+import { randomBytes } from 'node:crypto';
+import { findFreePort, testNatsPassword, uniqueName, type TestServerUrls } from '@rm/testkit';
 import { PATH_OWNERS } from '@rm/gateway/testing';
 
 export const SERVICE_NAMES = ['gateway', 'employees', 'transport-resources', 'home-bases', 'deployments', 'matching'] as const;
@@ -40,6 +41,24 @@ export interface StackOptions extends TestServerUrls {
   onLine?(service: ServiceName, line: string): void;
   /** A service exited while the stack was not stopping, and not by `kill`. */
   onExit?(service: ServiceName, reason: string): void;
+}
+
+/**
+ * The options of a stack that meets nothing else on the run's servers: databases named `<prefix>_<service>_…`
+ * (fresh each time) and keys of its own, for a test file or the reliability suite.
+ */
+export function throwawayStackOptions(servers: TestServerUrls, prefix: string): StackOptions {
+  const key = () => randomBytes(32).toString('hex');
+  return {
+    ...servers,
+    database: (name) => uniqueName(`${prefix}_${name}`),
+    logLevel: 'warn',
+    natsPassword: testNatsPassword(),
+    cursorSecret: key(),
+    adminToken: key(),
+    signingKeyEncryptionKey: key(),
+    internalApiKey: key(),
+  };
 }
 
 export interface Stack {

@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { createClient, type ApiClient as TypedClient } from '@rm/client';
-import { testNatsPassword, uniqueName, type TestServerUrls } from '@rm/testkit';
-import { BASE_PATH, startStack, type ServiceName, type Stack } from '../../scripts/stack.ts';
+import { uniqueName, type TestServerUrls } from '@rm/testkit';
+import { BASE_PATH, startStack, throwawayStackOptions, type ServiceName, type Stack } from '../../scripts/stack.ts';
 import { ANSWER_TIMEOUT_MS } from './http.ts';
 
 export { BASE_PATH, type ServiceName } from '../../scripts/stack.ts';
@@ -52,17 +52,11 @@ const ERROR_LEVELS = new Set(['error', 'fatal']);
  */
 export async function startSuiteStack(servers: TestServerUrls, { echoLogs = false, nodeOptions }: { echoLogs?: boolean; nodeOptions?: string } = {}): Promise<SuiteStack> {
   const exits: string[] = [];
-  const signingKeyEncryptionKey = randomBytes(32).toString('hex');
   const errorLines = new Map<ServiceName, string[]>();
+  const options = throwawayStackOptions(servers, 'rel');
+  const { signingKeyEncryptionKey } = options;
   const stack = await startStack({
-    ...servers,
-    database: (name) => uniqueName(`rel_${name}`),
-    logLevel: 'warn',
-    natsPassword: testNatsPassword(),
-    cursorSecret: randomBytes(32).toString('hex'),
-    adminToken: randomBytes(32).toString('hex'),
-    signingKeyEncryptionKey,
-    internalApiKey: randomBytes(32).toString('hex'),
+    ...options,
     ...(nodeOptions === undefined ? {} : { nodeOptions }),
     // the scenarios push one tenant hard on purpose; rate-limit-fairness gives its tenants rates of their own
     gatewayVariables: { TRUST_PROXY: '127.0.0.1', TENANT_REQUEST_RATE: '100000' },

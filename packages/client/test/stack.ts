@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { testNatsPassword, testServers, uniqueName } from '@rm/testkit';
-import { startStack, type Stack } from '../../../scripts/stack.ts';
+import { testServers, uniqueName } from '@rm/testkit';
+import { startStack, throwawayStackOptions, type Stack } from '../../../scripts/stack.ts';
 
 /** The whole stack as `npm start` runs it (scripts/stack.ts), on free ports with fresh databases, and a client of a new tenant. */
 export interface ClientStack {
@@ -15,16 +15,7 @@ export interface ClientStack {
 
 export async function startClientStack(gatewayVariables: Record<string, string>): Promise<ClientStack> {
   const servers = testServers();
-  const stack = await startStack({
-    ...servers,
-    database: (name) => uniqueName(`client_${name}`),
-    logLevel: 'warn',
-    natsPassword: testNatsPassword(),
-    adminToken: randomBytes(32).toString('hex'),
-    signingKeyEncryptionKey: randomBytes(32).toString('hex'),
-    internalApiKey: randomBytes(32).toString('hex'),
-    gatewayVariables,
-  });
+  const stack = await startStack({ ...throwawayStackOptions(servers, 'client'), gatewayVariables });
   return {
     stack,
     baseUrl: stack.api,
