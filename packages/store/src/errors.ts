@@ -23,6 +23,11 @@ export class ResourceNotFoundError extends StoreError {
   }
 }
 
+/** For `.catch` of a removal that may find its resource gone already (another removal took it): anything else is thrown. */
+export function ignoreNotFound(error: unknown): void {
+  if (!(error instanceof ResourceNotFoundError)) throw error;
+}
+
 /** If-Match named a version that is not the current one, or the resource does not exist. */
 export class PreconditionFailedError extends StoreError {
   /** The current version; undefined when the resource does not exist. */

@@ -18,6 +18,7 @@ export {
   ConcurrentWriteError,
   DatabaseUnavailableError,
   EventTooLargeError,
+  ignoreNotFound,
   InvalidEventError,
   isDuplicateKeyError,
   isOutage,

@@ -1,6 +1,6 @@
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { DatabaseUnavailableError, isOutage, ResourceNotFoundError } from '../src/index.js';
+import { DatabaseUnavailableError, ignoreNotFound, isOutage, ResourceNotFoundError } from '../src/index.js';
 
 describe('isOutage', () => {
   it('takes the driver\'s connection failures, the store\'s own outage error, and errors they caused for outages', () => {
@@ -42,5 +42,13 @@ describe('isOutage', () => {
     const loop = new Error('cause of itself');
     (loop as { cause?: unknown }).cause = loop;
     expect(isOutage(loop)).toBe(false);
+  });
+});
+
+describe('ignoreNotFound', () => {
+  it('lets a removal that found its resource gone already end quietly, and throws anything else', async () => {
+    await expect(Promise.reject(new ResourceNotFoundError('deployment', 'd-1')).catch(ignoreNotFound)).resolves.toBeUndefined();
+    const outage = new DatabaseUnavailableError('down');
+    await expect(Promise.reject(outage).catch(ignoreNotFound)).rejects.toBe(outage);
   });
 });

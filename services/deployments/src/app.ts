@@ -35,7 +35,7 @@ const resourcesOf = ({ collections, config }: Context) =>
       timeoutMs: config.OWNERS_TIMEOUT_MS,
     }),
   );
-const writerOf = (context: Context) => createDeploymentWriter({ ...context.collections, resources: resourcesOf(context), logger: context.logger });
+const writerOf = (context: Context, resources = resourcesOf(context)) => createDeploymentWriter({ ...context.collections, resources, logger: context.logger });
 
 /** The deployments service: what it stores, the routes it serves and the events it consumes; @rm/runtime connects and runs it. */
 export const deploymentsService = defineService({
@@ -50,8 +50,9 @@ export const deploymentsService = defineService({
       timeoutMs: context.config.HOME_BASES_TIMEOUT_MS,
       internalApiKey: context.config.INTERNAL_API_KEY,
     });
-    await api.register(deploymentRoutes, { deployments, writer: writerOf(context), homeBases, cursors: context.cursors });
-    await api.register(actualRoutes, { actuals, resources: resourcesOf(context), cursors: context.cursors });
+    const resources = resourcesOf(context);
+    await api.register(deploymentRoutes, { deployments, writer: writerOf(context, resources), homeBases, cursors: context.cursors });
+    await api.register(actualRoutes, { actuals, resources, cursors: context.cursors });
   },
   consumers: (context) => {
     const parts = { ...context.collections, writer: writerOf(context) };

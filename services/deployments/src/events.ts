@@ -10,7 +10,7 @@ import {
   type ReleasedRoute,
 } from '@rm/contracts';
 import type { ConsumerDefinition } from '@rm/runtime';
-import { ResourceNotFoundError, type IndexedFilter } from '@rm/store';
+import { ignoreNotFound, type IndexedFilter } from '@rm/store';
 import type { DeploymentWriter } from './coordination/deployment-writer.js';
 import type { ActualRepository } from './store/actual-repository.js';
 import type { DeploymentRepository } from './store/deployment-repository.js';
@@ -41,9 +41,7 @@ export function ownerConsumers({ known, actuals, deployments, writer }: Consumer
   async function removeExternal(tenant: string, where: IndexedFilter): Promise<void> {
     for (const deployment of await deployments.find({ tenant }, where)) {
       if (deployment.body.planning_id !== undefined) continue;
-      await writer.remove({ tenant, key: deployment.key }, {}).catch((error: unknown) => {
-        if (!(error instanceof ResourceNotFoundError)) throw error;
-      });
+      await writer.remove({ tenant, key: deployment.key }, {}).catch(ignoreNotFound);
     }
   }
   return [

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EMPLOYEE_EVENTS, TRANSPORT_RESOURCE_EVENTS, type DeploymentFields, type Violation } from '@rm/contracts';
 import { Conflict, ValidationProblem, type Logger } from '@rm/service-kit';
-import { ResourceNotFoundError, type IfMatch, type Resource, type ResourceId, type WriteResult } from '@rm/store';
+import { ignoreNotFound, type IfMatch, type Resource, type ResourceId, type WriteResult } from '@rm/store';
 import { deploymentSpan } from '../domain/deployment.js';
 import type { CalendarKey, Calendars, CommittedSpan } from '../store/calendars.js';
 import type { DeploymentRepository } from '../store/deployment-repository.js';
@@ -147,9 +147,7 @@ export function createDeploymentWriter({ deployments, calendars, resources, logg
       const gone = await unknownResources(fields, (entity, ids) => resources.missingHere(id.tenant, entity, ids));
       if (gone.length === 0) return written;
       // the delete's own removal may have taken it already
-      await erase(id, { external: true }).catch((error: unknown) => {
-        if (!(error instanceof ResourceNotFoundError)) throw error;
-      });
+      await erase(id, { external: true }).catch(ignoreNotFound);
       throw new ValidationProblem(gone);
     },
     remove: (id, { ifMatch }) => erase(id, { ...(ifMatch === undefined ? {} : { ifMatch }), external: true }),

@@ -26,7 +26,7 @@ import {
   type CursorCodec,
 } from '@rm/service-kit';
 import { claimCallerOf, pageOfResources } from '@rm/service-kit/resources';
-import { ResourceNotFoundError, type Resource } from '@rm/store';
+import { ignoreNotFound, type Resource } from '@rm/store';
 import type { ResourceChecks } from '../coordination/resource-checks.js';
 import { decideActual } from '../domain/actual.js';
 import { toActual, type ActualRepository } from '../store/actual-repository.js';
@@ -85,9 +85,7 @@ export const actualRoutes: FastifyPluginAsync<ActualRoutesOptions> = async (app,
       // then this one goes too (see KnownResources). This copy only, never the owner (see
       // ResourceChecks.missingHere): the first check recorded what the owner said.
       if ((await resources.missingHere(scope.tenant, EMPLOYEE_EVENTS.entity, [scope.parent])).size > 0) {
-        await actuals.remove(id).catch((error: unknown) => {
-          if (!(error instanceof ResourceNotFoundError)) throw error;
-        });
+        await actuals.remove(id).catch(ignoreNotFound);
         throw noEmployee(scope.parent);
       }
       return replyWritten(reply, {

@@ -18,7 +18,7 @@ export interface OutputRoutesOptions<Body> {
 }
 
 /**
- * The read-only API of what the engine derives (experimental): a list cursor-paged in id order,
+ * The read-only API of what the engine derives (experimental): a list cursor-paged in list order,
  * narrowed by employee, transport resource and a range the shift window overlaps; and one item by id.
  */
 export function outputRoutes<Body>(): FastifyPluginAsync<OutputRoutesOptions<Body>> {
