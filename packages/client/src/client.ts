@@ -1,5 +1,5 @@
 import createFetchClient from 'openapi-fetch';
-import { ApiError } from './errors.js';
+import { ApiError, asProblem } from './errors.js';
 import type { paths } from './generated/api.js';
 import { OPERATIONS } from './generated/operations.js';
 import type { ApiResult, Arguments, Data, Item, OperationId, PagedOperationId } from './operation-types.js';
@@ -74,10 +74,7 @@ export function createClient(options: ClientOptions): ApiClient {
       parseAs: operation.response,
       ...(signal === undefined ? {} : { signal }),
     } as never);
-    if (!response.ok) {
-      const problem = typeof error === 'object' && error !== null ? error : undefined;
-      throw new ApiError(response.status, problem as never, response.headers, id);
-    }
+    if (!response.ok) throw new ApiError(response.status, asProblem(error), response.headers, id);
     return { status: response.status, data, etag: response.headers.get('etag') ?? undefined, location: response.headers.get('location') ?? undefined, headers: response.headers };
   }
 
@@ -116,11 +113,11 @@ function authorizedFetch(tokens: TokenSource, retry: RetryPolicy, baseFetch: typ
       sent.headers.set('authorization', `Bearer ${token}`);
       return { token, response: await baseFetch(sent) };
     };
-    let refusedToken: string | undefined;
+    let renewed = false;
     const send = async () => {
       const { token, response } = await attempt();
-      if (response.status === 401 && refusedToken === undefined && /error="invalid_token"/.test(response.headers.get('www-authenticate') ?? '')) {
-        refusedToken = token;
+      if (response.status === 401 && !renewed && /error="invalid_token"/.test(response.headers.get('www-authenticate') ?? '')) {
+        renewed = true;
         tokens.refused(token);
         await response.body?.cancel();
         return (await attempt()).response;

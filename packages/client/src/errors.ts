@@ -23,15 +23,18 @@ export class ApiError extends Error {
   /** The error a failed answer stands for; its body is read. */
   static async of(response: Response, context: string): Promise<ApiError> {
     const text = await response.text();
-    return new ApiError(response.status, problemIn(text), response.headers, context);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return new ApiError(response.status, asProblem(body), response.headers, context);
   }
 }
 
-function problemIn(text: string): Problem | undefined {
-  try {
-    const body = JSON.parse(text) as Partial<Problem>;
-    return typeof body.title === 'string' && typeof body.detail === 'string' ? (body as Problem) : undefined;
-  } catch {
-    return undefined;
-  }
+/** The body as a problem, when it is one (a title and a detail); else undefined. */
+export function asProblem(body: unknown): Problem | undefined {
+  const problem = body as Partial<Problem> | null | undefined;
+  return typeof problem?.title === 'string' && typeof problem.detail === 'string' ? (problem as Problem) : undefined;
 }
