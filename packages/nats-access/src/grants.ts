@@ -8,9 +8,10 @@
  * - `owns`: creates and updates the stream, reads it and runs consumers on it;
  * - `consumes`: creates the stream as its owner would when it is missing (start order does not matter),
  *   and runs consumers on it; never changes it;
- * - `declares`: only creates it when missing (to source it into a stream of its own, or to publish to it).
+ * - `declares`: only creates it when missing (to source it into a stream of its own, or to publish to it);
+ * - `reads`: runs consumers on it once it exists, and never creates or changes it.
  */
-export type StreamAccess = 'owns' | 'consumes' | 'declares';
+export type StreamAccess = 'owns' | 'consumes' | 'declares' | 'reads';
 
 export interface NatsGrant {
   /** Subjects it publishes on (a JetStream stream stores what matches its subjects). */
@@ -48,6 +49,7 @@ const EMPLOYEES = serviceStream('employees').name;
 const TRANSPORT_RESOURCES = serviceStream('transport-resources').name;
 const HOME_BASES = serviceStream('home-bases').name;
 const DEPLOYMENTS = serviceStream('deployments').name;
+const MATCHING = serviceStream('matching').name;
 const PLANNING = serviceStream('planning');
 
 /** Every NATS user of the system by name. A consumer or stream added to a service needs its line here. */
@@ -72,11 +74,21 @@ export const NATS_GRANTS: Readonly<Record<string, NatsGrant>> = {
       [DEPLOYMENTS]: 'declares',
     },
   }),
-  // the token endpoint's shared counters and blocked addresses; the replicas' tenant request counts
+  // the token endpoint's shared counters and blocked addresses; the replicas' tenant request counts; the
+  // change feed, which reads the events of every resource the API exposes
   gateway: service('gateway', {
     publishes: ['rm-gateway-guard.>'],
     listens: ['rm-gateway-guard.tenant-requests'],
-    streams: { RM_GATEWAY_TOKEN_RATE: 'owns', RM_GATEWAY_CLIENT_TOKEN_RATE: 'owns', RM_GATEWAY_LOGIN_FAILURES: 'owns' },
+    streams: {
+      RM_GATEWAY_TOKEN_RATE: 'owns',
+      RM_GATEWAY_CLIENT_TOKEN_RATE: 'owns',
+      RM_GATEWAY_LOGIN_FAILURES: 'owns',
+      [EMPLOYEES]: 'reads',
+      [TRANSPORT_RESOURCES]: 'reads',
+      [HOME_BASES]: 'reads',
+      [DEPLOYMENTS]: 'reads',
+      [MATCHING]: 'reads',
+    },
     buckets: ['rm_gateway_blocked_ips'],
   }),
   // the planning platform: its releases and unreleases only (`npm run planning` connects as it)

@@ -37,6 +37,8 @@ export function natsPermissions(user: string, grant: NatsGrant): NatsPermissions
 function streamSubjects(stream: string, access: StreamAccess): string[] {
   const declare = [`$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.INFO.${stream}`];
   switch (access) {
+    case 'reads':
+      return [`$JS.API.STREAM.INFO.${stream}`, ...consumerSubjects(stream)];
     case 'declares':
       return declare;
     case 'consumes':

@@ -9,6 +9,8 @@ import { startTenantRequestRate } from './limits/tenant-request-rate.js';
 import { createApiDocument } from './openapi/api-document.js';
 import { createKeyRing, SIGNING_ALGORITHM } from './keys/key-ring.js';
 import { proxyRoutes } from './routes/proxy.routes.js';
+import { changesRoutes } from './routes/changes.routes.js';
+import { startChangeFeeds } from './changes/change-feeds.js';
 import { docsRoutes } from './routes/docs.routes.js';
 import { operationsRoutes } from './routes/operations.routes.js';
 import { TOKEN_PATH, tokenRoutes } from './routes/token.routes.js';
@@ -94,6 +96,13 @@ export const gatewayService = defineService({
       throw error;
     });
     const tenantRequests = startTenantRequestRate({ nc, logger });
+    const changeFeeds = startChangeFeeds({
+      js,
+      jsm,
+      logger,
+      heartbeatMs: config.CHANGE_FEED_HEARTBEAT_MS,
+      feedsPerTenant: config.CHANGE_FEEDS_PER_TENANT,
+    });
     // one second: every 429 says Retry-After: 1
     const refusals = createRefusalDelay({ delayMs: 1_000, most: HELD_REFUSALS });
     const defaultLimits = {
@@ -136,9 +145,14 @@ export const gatewayService = defineService({
       },
       routes: async (api) => {
         api.addHook('onRequest', limitTenantRequests(tenantRequests, config.TENANT_REQUEST_RATE, refusals));
+        // open feeds end before the server waits for its requests to finish: callers resume elsewhere
+        api.addHook('preClose', async () => changeFeeds.endAll());
+        await api.register(changesRoutes, { feeds: changeFeeds });
         await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES, tracer });
       },
       async stop() {
+        changeFeeds.endAll();
+        await changeFeeds.stop();
         await closeUpstreams(upstreams);
         await tenantRequests.stop();
         revocations.stop();

@@ -83,4 +83,9 @@ export const gatewayConfigSpec = {
   UPSTREAM_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 30_000 },
   /** Pooled keep-alive connections to each upstream. */
   UPSTREAM_CONNECTIONS: { type: 'int', min: 1, max: 10_000, default: 128 },
+
+  /** The change feed's heartbeat: a comment and the position so far, so that proxies keep the stream open. */
+  CHANGE_FEED_HEARTBEAT_MS: { type: 'duration-ms', min: 100, default: 15_000 },
+  /** Change feeds one tenant may keep open on one replica; the next answers 429. */
+  CHANGE_FEEDS_PER_TENANT: { type: 'int', min: 1, max: 10_000, default: 100 },
 } as const satisfies ConfigSpec;

@@ -56,3 +56,29 @@ export class TooManyTenantRequests extends HttpProblem {
     });
   }
 }
+
+/** 410 from the change feed: events after the caller's position are no longer kept; it starts again from now. */
+export class FeedPositionGone extends HttpProblem {
+  constructor(field: string) {
+    super({
+      status: 410,
+      title: 'Gone',
+      detail: `The events after this ${field} are no longer kept (the feed keeps at least 7 days). Read the resources again, then open the feed without a position.`,
+      code: 'RM_FEED_POSITION_GONE',
+    });
+  }
+}
+
+/** 429 from the change feed: the tenant has as many feeds open on this replica as it may. */
+export class TooManyFeeds extends HttpProblem {
+  constructor(limit: number) {
+    super({
+      status: 429,
+      title: 'Too Many Requests',
+      detail: `A tenant may keep at most ${limit} change feeds open at once; close one first.`,
+      code: 'RM_RATE_LIMITED',
+      extensions: { limit },
+      headers: { 'Retry-After': '1' },
+    });
+  }
+}

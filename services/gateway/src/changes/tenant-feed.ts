@@ -1,0 +1,160 @@
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { FEED_STREAMS, parseEventSubject, tenantSubject, type TypeFilter } from './change-types.js';
+import { encodePosition, type FeedPosition } from './feed-position.js';
+import type { FeedMessage, StreamTail } from './stream-tails.js';
+
+export interface TenantFeedOptions {
+  js: JetStreamClient;
+  tails: readonly StreamTail[];
+  tenant: string;
+  filter: TypeFilter;
+  /** Where the caller is: everything after it is shown. */
+  from: FeedPosition;
+  heartbeatMs: number;
+  /** Bytes the caller may leave unread before the feed stops buffering and reads from the streams again. */
+  highWaterBytes: number;
+  /** Live events kept while the feed reads history; beyond them it reads history again. */
+  bufferedEvents: number;
+  /** The end of a stream now: where a feed reads history up to. */
+  lastSequence(streamName: string): Promise<number>;
+}
+
+export interface TenantFeed {
+  /** The `text/event-stream` body. */
+  readonly body: Readable;
+  /** Ends the body (shutdown); the caller resumes from its last event id. */
+  end(): void;
+}
+
+/**
+ * One caller's change feed. It shows history from its position, then follows the stream tails live. Live
+ * events that arrive while it reads history are kept and shown after it, skipping what history showed
+ * already; when the caller reads too slowly or too many arrive, it drops them and reads history again.
+ * So it holds a bounded amount per caller, and shows each event once, in stream order.
+ */
+export function openTenantFeed(options: TenantFeedOptions): TenantFeed {
+  const { js, tails, tenant, filter, heartbeatMs, highWaterBytes, bufferedEvents } = options;
+  const body = new PassThrough({ writableHighWaterMark: highWaterBytes });
+  const shown = [...options.from];
+  let closed = false;
+  let live = false;
+  let kept: FeedMessage[][] = [];
+  let keptCount = 0;
+  let overflowed = false;
+  let leaveLive: () => void = () => undefined;
+
+  function catchUpAgain(): void {
+    live = false;
+    kept = FEED_STREAMS.map(() => []);
+    keptCount = 0;
+    overflowed = false;
+  }
+
+  function show(index: number, message: FeedMessage): void {
+    shown[index] = message.seq;
+    if (!filter(message.entity, message.action)) return;
+    const { tenant: _tenant, ...event } = JSON.parse(message.envelope) as Record<string, unknown>;
+    body.write(`id: ${encodePosition(shown)}\nevent: ${message.entity}.${message.action}\ndata: ${JSON.stringify(event)}\n\n`);
+  }
+
+  const unlisten = tails.map((tail, index) =>
+    tail.listen(tenant, (message) => {
+      if (closed) return;
+      if (live && !body.writableNeedDrain) return show(index, message);
+      if (live) {
+        catchUpAgain();
+        leaveLive();
+      }
+      if (overflowed) return;
+      if (keptCount === bufferedEvents) {
+        overflowed = true;
+        kept = [];
+        return;
+      }
+      kept[index]!.push(message);
+      keptCount += 1;
+    }),
+  );
+
+  async function drained(): Promise<void> {
+    if (body.writableNeedDrain && !closed) await once(body, 'drain');
+  }
+
+  /** Shows the tenant's events of the stream after what was shown, up to `last` at least. */
+  async function readHistory(index: number, last: number): Promise<void> {
+    if (shown[index]! >= last) return;
+    const stream = FEED_STREAMS[index]!;
+    const consumer = await js.consumers.get(stream.name, {
+      filter_subjects: tenantSubject(stream, tenant),
+      opt_start_seq: shown[index]! + 1,
+      inactive_threshold: 30_000,
+    });
+    if ((await consumer.info(true)).num_pending > 0) {
+      const messages = await consumer.consume({ max_messages: 256 });
+      try {
+        for await (const msg of messages) {
+          const subject = parseEventSubject(msg.subject);
+          if (subject !== undefined) show(index, { seq: msg.seq, entity: subject.entity, action: subject.action, envelope: msg.string() });
+          await drained();
+          if (closed || msg.seq >= last || msg.info.pending === 0) break;
+        }
+      } finally {
+        messages.stop();
+      }
+    }
+    // nothing of the tenant's up to `last` is left unshown
+    shown[index] = Math.max(shown[index]!, last);
+  }
+
+  async function run(): Promise<void> {
+    catchUpAgain();
+    while (!closed) {
+      for (const [index, stream] of FEED_STREAMS.entries()) {
+        await readHistory(index, await options.lastSequence(stream.name));
+        if (closed) return;
+      }
+      if (overflowed) {
+        catchUpAgain();
+        continue;
+      }
+      for (const [index, messages] of kept.entries()) {
+        for (const message of messages) if (message.seq > shown[index]!) show(index, message);
+      }
+      kept = [];
+      live = true;
+      await new Promise<void>((resolve) => (leaveLive = resolve));
+      await drained();
+    }
+  }
+
+  /** A comment, and the position so far as an id without data: a quiet caller still resumes from near now. */
+  function heartbeat(): void {
+    if (body.writableNeedDrain) return;
+    // live, every event of the tenant up to what the tails delivered has been shown
+    if (live) for (const [index, tail] of tails.entries()) shown[index] = Math.max(shown[index]!, tail.delivered());
+    body.write(`: heartbeat\nid: ${encodePosition(shown)}\n\n`);
+  }
+
+  function close(): void {
+    if (closed) return;
+    closed = true;
+    clearInterval(beating);
+    for (const stop of unlisten) stop();
+    leaveLive();
+    body.emit('drain');
+  }
+
+  const beating = setInterval(heartbeat, heartbeatMs);
+  body.on('close', close);
+  body.write(`retry: 1000\nid: ${encodePosition(shown)}\n\n`);
+  run().catch((err: unknown) => body.destroy(err instanceof Error ? err : new Error(String(err))));
+  return {
+    body,
+    end() {
+      close();
+      body.end();
+    },
+  };
+}
