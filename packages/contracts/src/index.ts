@@ -23,3 +23,5 @@ export * from './actual.js';
 export * from './deployment.js';
 export * from './planning.js';
 export * from './matching.js';
+export * from './change-types.js';
+export * from './webhook-subscription.js';

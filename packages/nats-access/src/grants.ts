@@ -91,6 +91,10 @@ export const NATS_GRANTS: Readonly<Record<string, NatsGrant>> = {
     },
     buckets: ['rm_gateway_blocked_ips'],
   }),
+  // the deliveries of every event the API exposes to the tenants' webhook subscriptions
+  webhooks: service('webhooks', {
+    streams: { [EMPLOYEES]: 'consumes', [TRANSPORT_RESOURCES]: 'consumes', [HOME_BASES]: 'consumes', [DEPLOYMENTS]: 'consumes', [MATCHING]: 'consumes' },
+  }),
   // the planning platform: its releases and unreleases only (`npm run planning` connects as it)
   planning: { publishes: PLANNING.subjects, streams: { [PLANNING.name]: 'declares' }, buckets: [] },
 };

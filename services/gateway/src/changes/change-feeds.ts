@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { ServiceUnavailable, ValidationProblem, type Logger } from '@rm/service-kit';
 import { FeedPositionGone, TooManyFeeds } from '../errors.js';
-import { FEED_STREAMS, parseTypeFilter } from './change-types.js';
+import { FEED_STREAMS, parseTypeFilter } from '@rm/contracts';
 import { decodePosition, type FeedPosition } from './feed-position.js';
 import { startStreamTails } from './stream-tails.js';
 import { openTenantFeed, type TenantFeed } from './tenant-feed.js';

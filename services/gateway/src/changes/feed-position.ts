@@ -1,4 +1,4 @@
-import { FEED_STREAMS } from './change-types.js';
+import { FEED_STREAMS } from '@rm/contracts';
 
 /**
  * A place in the change feed: for each of its streams (FEED_STREAMS order), the sequence up to which the

@@ -1,6 +1,6 @@
 import type { ConsumerMessages, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from '@rm/service-kit';
-import { FEED_STREAMS, parseEventSubject, type FeedStream } from './change-types.js';
+import { FEED_STREAMS, parseEventSubject, type FeedStream } from '@rm/contracts';
 
 /** One event of a feed stream, as the feed needs it: where it is, what it is, and its envelope as sent. */
 export interface FeedMessage {

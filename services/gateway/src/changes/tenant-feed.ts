@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { FEED_STREAMS, parseEventSubject, tenantSubject, type TypeFilter } from './change-types.js';
+import { FEED_STREAMS, parseEventSubject, tenantSubject, type TypeFilter } from '@rm/contracts';
 import { encodePosition, type FeedPosition } from './feed-position.js';
 import type { FeedMessage, StreamTail } from './stream-tails.js';
 

@@ -1,26 +1,21 @@
-import {
-  ACTUAL_EVENTS,
-  AVAILABILITY_EVENTS,
-  AVAILABLE_EMPLOYEE_EVENTS,
-  DEPLOYMENT_EVENTS,
-  EMPLOYEE_EVENTS,
-  EMPLOYEE_UNAVAILABILITY,
-  FORECAST_EVENTS,
-  HOME_BASE_EVENTS,
-  RESOURCE_COMBINATION_EVENTS,
-  SHIFT_SCHEDULE_EVENTS,
-  TRANSPORT_RESOURCE_EVENTS,
-  TRANSPORT_RESOURCE_UNAVAILABILITY,
-  serviceStream,
-  type EntityEvents,
-  type Violation,
-} from '@rm/contracts';
+import { ACTUAL_EVENTS } from './actual.js';
+import { AVAILABILITY_EVENTS } from './availability.js';
+import type { Violation } from './common.js';
+import { DEPLOYMENT_EVENTS } from './deployment.js';
+import { EMPLOYEE_UNAVAILABILITY } from './employee-unavailability.js';
+import { EMPLOYEE_EVENTS } from './employee.js';
+import { serviceStream, type EntityEvents } from './events.js';
+import { FORECAST_EVENTS } from './forecast.js';
+import { HOME_BASE_EVENTS } from './home-base.js';
+import { AVAILABLE_EMPLOYEE_EVENTS, RESOURCE_COMBINATION_EVENTS } from './matching.js';
+import { SHIFT_SCHEDULE_EVENTS } from './shift-schedule.js';
+import { TRANSPORT_RESOURCE_EVENTS, TRANSPORT_RESOURCE_UNAVAILABILITY } from './transport-resource.js';
 
 /**
- * Every entity the API exposes, whose events the change feed carries: their data is the resource as GET
- * shows it. Events of anything else on these streams (none today) stay inside.
+ * Every entity the API exposes, whose events the change feed and webhooks carry: their data is the
+ * resource as GET shows it. Events of anything else on these streams (none today) stay inside.
  */
-const EXPOSED: readonly EntityEvents[] = [
+export const EXPOSED_EVENTS: readonly EntityEvents[] = [
   EMPLOYEE_EVENTS,
   SHIFT_SCHEDULE_EVENTS,
   AVAILABILITY_EVENTS,
@@ -35,7 +30,7 @@ const EXPOSED: readonly EntityEvents[] = [
   RESOURCE_COMBINATION_EVENTS,
 ];
 
-export const EXPOSED_ENTITIES: readonly string[] = EXPOSED.map(({ entity }) => entity);
+export const EXPOSED_ENTITIES: readonly string[] = EXPOSED_EVENTS.map(({ entity }) => entity);
 
 /** One publishing service's stream, and the subject that holds one tenant's events in it. */
 export interface FeedStream {
@@ -43,8 +38,8 @@ export interface FeedStream {
   name: string;
 }
 
-/** The streams the feed reads, in a fixed order: a position lists one sequence per stream in this order. */
-export const FEED_STREAMS: readonly FeedStream[] = [...new Set(EXPOSED.map(({ service }) => service))].map((service) => ({
+/** The streams of the exposed events, in a fixed order: a feed position lists one sequence per stream in this order. */
+export const FEED_STREAMS: readonly FeedStream[] = [...new Set(EXPOSED_EVENTS.map(({ service }) => service))].map((service) => ({
   service,
   name: serviceStream(service).name,
 }));

@@ -1,0 +1,25 @@
+import type { ConfigSpec } from '@rm/service-kit';
+
+const HOUR = 60 * 60 * 1000;
+
+/** The service's own variables, beside the common ones (service-kit's serviceConfigSpec). */
+export const webhooksConfigSpec = {
+  /**
+   * `public`: deliveries go only to https URLs whose host resolves to public addresses (checked on the
+   * addresses connected to). `any`: a development stack, whose receivers run beside it.
+   */
+  WEBHOOK_TARGETS: { type: 'enum', values: ['public', 'any'], default: 'public' },
+  /** One attempt's limit to connect, for the answer's headers, and for each part of its body. */
+  WEBHOOK_TIMEOUT_MS: { type: 'duration-ms', min: 100, max: 60_000, default: 10_000 },
+  /** Bytes of an answer read; the rest is cut off. */
+  WEBHOOK_MAX_RESPONSE_BYTES: { type: 'int', min: 0, max: 1024 * 1024, default: 64 * 1024 },
+  /** The first pause before a failed delivery is tried again; each next one is 4 times longer, up to 6 hours. */
+  WEBHOOK_RETRY_FIRST_DELAY_MS: { type: 'duration-ms', min: 10, default: 5_000 },
+  /** No attempt is made later than this after a delivery's first. */
+  WEBHOOK_RETRY_FOR_MS: { type: 'duration-ms', min: 100, default: 24 * HOUR },
+  /** A subscription whose every attempt failed for this long is disabled. */
+  WEBHOOK_DISABLE_AFTER_MS: { type: 'duration-ms', min: 100, default: 72 * HOUR },
+  /** Attempts under way at once, and of one tenant at once. */
+  WEBHOOK_CONCURRENCY: { type: 'int', min: 1, max: 1_000, default: 64 },
+  WEBHOOK_CONCURRENCY_PER_TENANT: { type: 'int', min: 1, max: 1_000, default: 4 },
+} as const satisfies ConfigSpec;

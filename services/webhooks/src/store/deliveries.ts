@@ -1,0 +1,102 @@
+import type { Db } from 'mongodb';
+import { isDuplicateKeyError, orUnavailable } from '@rm/store';
+
+/** A delivery still to make: one event for one subscription, until it is delivered or given up. */
+export interface PendingDelivery {
+  /** `<tenant>:<subscription id>:<event id>`. */
+  id: string;
+  tenant: string;
+  subscriptionId: string;
+  /** The `webhook-id` of every attempt: the event's id. */
+  webhookId: string;
+  eventType: string;
+  entityId: string;
+  attempts: number;
+  firstAttemptAt?: Date;
+  nextAttemptAt: Date;
+}
+
+interface DeliveryDocument {
+  _id: string;
+  tenant: string;
+  subscription_id: string;
+  webhook_id: string;
+  event_type: string;
+  entity_id: string;
+  body: string;
+  attempts: number;
+  first_attempt_at?: Date;
+  next_attempt_at: Date;
+}
+
+function fromDocument(document: Omit<DeliveryDocument, 'body'>): PendingDelivery {
+  return {
+    id: document._id,
+    tenant: document.tenant,
+    subscriptionId: document.subscription_id,
+    webhookId: document.webhook_id,
+    eventType: document.event_type,
+    entityId: document.entity_id,
+    attempts: document.attempts,
+    ...(document.first_attempt_at === undefined ? {} : { firstAttemptAt: document.first_attempt_at }),
+    nextAttemptAt: document.next_attempt_at,
+  };
+}
+
+/**
+ * The deliveries not yet made, with their bodies: a delivery leaves when it is delivered, given up or
+ * dropped (its outcome goes to the attempt log), so the collection holds only the backlog.
+ */
+export function createDeliveryStore(db: Db) {
+  const deliveries = db.collection<DeliveryDocument>('webhook_deliveries');
+
+  return {
+    ensureIndexes: () => orUnavailable(() => deliveries.createIndex({ tenant: 1, subscription_id: 1 })),
+
+    /** Adds the deliveries of new events; one added before (an event handed over again) is kept as it is. */
+    async add(pending: readonly (PendingDelivery & { body: string })[]): Promise<void> {
+      if (pending.length === 0) return;
+      const documents = pending.map((delivery): DeliveryDocument => ({
+        _id: delivery.id,
+        tenant: delivery.tenant,
+        subscription_id: delivery.subscriptionId,
+        webhook_id: delivery.webhookId,
+        event_type: delivery.eventType,
+        entity_id: delivery.entityId,
+        body: delivery.body,
+        attempts: 0,
+        next_attempt_at: delivery.nextAttemptAt,
+      }));
+      try {
+        await orUnavailable(() => deliveries.insertMany(documents, { ordered: false }));
+      } catch (error) {
+        // unordered: every other one was inserted
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+    },
+
+    /** Every delivery still to make, without bodies: what a starting dispatcher schedules. */
+    async all(): Promise<PendingDelivery[]> {
+      return (await orUnavailable(() => deliveries.find({}, { projection: { body: 0 } }).toArray())).map(fromDocument);
+    },
+
+    async body(id: string): Promise<string | undefined> {
+      return (await orUnavailable(() => deliveries.findOne({ _id: id }, { projection: { body: 1 } })))?.body;
+    },
+
+    async retryLater(delivery: PendingDelivery): Promise<void> {
+      await orUnavailable(() =>
+        deliveries.updateOne(
+          { _id: delivery.id },
+          { $set: { attempts: delivery.attempts, first_attempt_at: delivery.firstAttemptAt!, next_attempt_at: delivery.nextAttemptAt } },
+        ),
+      );
+    },
+
+    async remove(id: string): Promise<void> {
+      await orUnavailable(() => deliveries.deleteOne({ _id: id }));
+    },
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

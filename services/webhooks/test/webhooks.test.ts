@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@rm/testkit';
+import { verifySignature } from '../src/domain/signature.js';
+import { BASE, employeeEvents, freshTenant, startReceiver, startWebhooks, type Webhooks } from './helpers.js';
+
+let webhooks: Webhooks;
+let events: Awaited<ReturnType<typeof employeeEvents>>;
+const receivers: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  // a subscription failing for 2 s is disabled; a delivery is tried for 1.5 s
+  webhooks = await startWebhooks({ WEBHOOK_DISABLE_AFTER_MS: '2000', WEBHOOK_RETRY_FOR_MS: '1500', WEBHOOK_CONCURRENCY_PER_TENANT: '2' });
+  events = await employeeEvents();
+});
+
+afterAll(async () => {
+  for (const receiver of receivers) await receiver.close();
+  await events?.close();
+  await webhooks?.close();
+});
+
+async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
+  const started = await startReceiver(answer);
+  receivers.push(started);
+  return started;
+}
+
+async function call(tenant: string, method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await webhooks.app.inject({
+    method,
+    url: `${BASE}${path}`,
+    headers: { ...(await webhooks.as(tenant)), ...headers },
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
+  return { status: response.statusCode, headers: response.headers, body: response.body === '' ? undefined : (JSON.parse(response.body) as Record<string, unknown>) };
+}
+
+async function subscribe(tenant: string, id: string, url: string, types = ['employee.*']) {
+  const created = await call(tenant, 'PUT', `/webhook-subscription/${id}`, { url, types });
+  expect(created.status).toBe(201);
+  return created.body!.secret as string;
+}
+
+describe('webhook subscriptions', () => {
+  it('shows the secret once, when created, and keeps it through a replace', async () => {
+    const tenant = freshTenant();
+    const created = await call(tenant, 'PUT', '/webhook-subscription/orders', { url: 'https://hooks.example.com/rm', types: ['employee.*'], description: 'HR sync' });
+    expect(created.status).toBe(201);
+    expect(created.headers.etag).toBe('W/"1"');
+    expect(created.headers.location).toMatch(/\/webhook-subscription\/orders$/);
+    expect(created.body).toEqual({
+      id: 'orders',
+      url: 'https://hooks.example.com/rm',
+      types: ['employee.*'],
+      description: 'HR sync',
+      enabled: true,
+      version: 1,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+
+    const read = await call(tenant, 'GET', '/webhook-subscription/orders');
+    expect(read.status).toBe(200);
+    expect(read.body).not.toHaveProperty('secret');
+    expect(read.body).toMatchObject({ id: 'orders', version: 1 });
+
+    const replaced = await call(tenant, 'PUT', '/webhook-subscription/orders', { url: 'https://hooks.example.com/rm2', types: ['resource-combination.*'] }, { 'if-match': 'W/"1"' });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toEqual({ id: 'orders', url: 'https://hooks.example.com/rm2', types: ['resource-combination.*'], enabled: true, version: 2 });
+
+    const stale = await call(tenant, 'PUT', '/webhook-subscription/orders', { url: 'https://hooks.example.com/rm', types: ['employee.*'] }, { 'if-match': 'W/"1"' });
+    expect(stale.status).toBe(412);
+    expect((await call(freshTenant(), 'GET', '/webhook-subscription/orders')).status).toBe(404);
+  });
+
+  it('lists the tenant\'s subscriptions by page, and deletes one', async () => {
+    const tenant = freshTenant();
+    for (const id of ['a', 'b', 'c']) await call(tenant, 'PUT', `/webhook-subscription/${id}`, { url: 'https://hooks.example.com/x', types: ['employee.created'] });
+    const first = await call(tenant, 'GET', '/webhook-subscription?limit=2');
+    expect((first.body!.webhook_subscriptions as { id: string }[]).map(({ id }) => id)).toEqual(['a', 'b']);
+    const next = (first.body!.cursors as { next: string }).next;
+    const second = await call(tenant, 'GET', `/webhook-subscription?limit=2&cursor=${encodeURIComponent(next)}`);
+    expect((second.body!.webhook_subscriptions as { id: string }[]).map(({ id }) => id)).toEqual(['c']);
+    expect(second.body!.cursors).not.toHaveProperty('next');
+
+    expect((await call(tenant, 'DELETE', '/webhook-subscription/b')).status).toBe(204);
+    expect((await call(tenant, 'GET', '/webhook-subscription/b')).status).toBe(404);
+    expect((await call(tenant, 'DELETE', '/webhook-subscription/b')).status).toBe(404);
+  });
+
+  it('refuses a URL or a type it cannot deliver to, naming the field', async () => {
+    const tenant = freshTenant();
+    const badUrl = await call(tenant, 'PUT', '/webhook-subscription/x', { url: 'ftp://hooks.example.com', types: ['truck.created'] });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body!.violations).toEqual([
+      { field: 'url', message: 'must be an http or https URL' },
+      { field: 'types', message: expect.stringContaining('"truck.created"') },
+    ]);
+    const unknownField = await call(tenant, 'PUT', '/webhook-subscription/x', { url: 'https://hooks.example.com', types: ['employee.*'], secret: 'mine' });
+    expect(unknownField.status).toBe(400);
+    expect((await call(tenant, 'GET', '/webhook-subscription/x')).status).toBe(404);
+  });
+});
+
+describe('deliveries', () => {
+  it('POSTs each change as the feed shows it, signed as Standard Webhooks', async () => {
+    const tenant = freshTenant();
+    const hook = await receiver();
+    const secret = await subscribe(tenant, 'hr', hook.url);
+    const event = await events.publish(tenant, 'e1');
+    await events.publish(freshTenant(), 'e1');
+
+    const [delivery] = await waitFor('the delivery', async () => (hook.received.length > 0 ? hook.received : undefined));
+    const { tenant: _tenant, ...shown } = event;
+    expect(JSON.parse(delivery!.body)).toEqual(shown);
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    expect(delivery!.headers['webhook-id']).toBe(event.id);
+    expect(verifySignature(secret, delivery!.headers as Record<string, string>, delivery!.body)).toBe(true);
+    expect(verifySignature(`whsec_${Buffer.alloc(32).toString('base64')}`, delivery!.headers as Record<string, string>, delivery!.body)).toBe(false);
+
+    const log = await waitFor('the attempt logged', async () => {
+      const { body } = await call(tenant, 'GET', '/webhook-subscription/hr/deliveries');
+      return (body!.deliveries as unknown[]).length > 0 ? (body!.deliveries as Record<string, unknown>[]) : undefined;
+    });
+    expect(log).toEqual([expect.objectContaining({ webhook_id: event.id, event_type: 'employee.created', entity_id: 'e1', attempt: 1, outcome: 'delivered', status: 204 })]);
+    expect(hook.received).toHaveLength(1);
+  });
+
+  it('tries a failed delivery again with the same webhook-id, and gives up after the retry period', async () => {
+    const tenant = freshTenant();
+    const flaky = await receiver((count) => (count <= 2 ? 500 : 200));
+    await subscribe(tenant, 'flaky', flaky.url);
+    const event = await events.publish(tenant, 'e2');
+    await waitFor('three attempts', async () => flaky.received.length >= 3);
+    expect(flaky.received.map(({ headers }) => headers['webhook-id'])).toEqual([event.id, event.id, event.id]);
+    const { body } = await waitFor('the log', async () => {
+      const read = await call(tenant, 'GET', '/webhook-subscription/flaky/deliveries');
+      return (read.body!.deliveries as unknown[]).length === 3 ? read : undefined;
+    });
+    expect((body!.deliveries as { outcome: string; attempt: number; status: number }[]).map(({ outcome, attempt, status }) => [outcome, attempt, status])).toEqual([
+      ['delivered', 3, 200],
+      ['failed', 2, 500],
+      ['failed', 1, 500],
+    ]);
+
+    const dead = await receiver(() => 503);
+    await subscribe(tenant, 'dead', dead.url, ['employee.updated']);
+    await events.publish(tenant, 'e2', 2);
+    const gaveUp = await waitFor('giving up', async () => {
+      const read = await call(tenant, 'GET', '/webhook-subscription/dead/deliveries');
+      const [latest] = read.body!.deliveries as { outcome: string }[];
+      return latest?.outcome === 'gave-up' ? read.body!.deliveries : undefined;
+    });
+    expect((gaveUp as unknown[]).length).toBeGreaterThan(1);
+  });
+
+  it('disables a subscription whose deliveries keep failing, saying why, and starts again when enabled', async () => {
+    const tenant = freshTenant();
+    let failing = true;
+    const hook = await receiver(() => (failing ? 500 : 204));
+    await subscribe(tenant, 'sick', hook.url);
+    // events keep coming while every attempt fails, for longer than WEBHOOK_DISABLE_AFTER_MS
+    const disabled = await waitFor('the subscription disabled', async () => {
+      await events.publish(tenant, `e-${Date.now()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const { body } = await call(tenant, 'GET', '/webhook-subscription/sick');
+      return body!.enabled === false ? body : undefined;
+    });
+    expect(disabled).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining('set enabled to true') });
+
+    failing = false;
+    const enabled = await call(tenant, 'PUT', '/webhook-subscription/sick', { url: hook.url, types: ['employee.*'], enabled: true });
+    expect(enabled.body).toMatchObject({ enabled: true });
+    expect(enabled.body).not.toHaveProperty('disabled_reason');
+    const event = await events.publish(tenant, 'e-after');
+    await waitFor('a delivery after re-enabling', async () => hook.received.some(({ headers }) => headers['webhook-id'] === event.id));
+  });
+
+  it("delivers a tenant's changes while another tenant's receiver hangs", async () => {
+    const slow = freshTenant();
+    const quick = freshTenant();
+    const hanging = await receiver(() => 'hang');
+    const fine = await receiver();
+    await subscribe(slow, 'hangs', hanging.url);
+    await subscribe(quick, 'fine', fine.url);
+    for (let index = 0; index < 10; index += 1) await events.publish(slow, `s${index}`);
+    await waitFor('the slow tenant holding its attempts', async () => hanging.received.length >= 2);
+    const event = await events.publish(quick, 'q1');
+    await waitFor('the quick delivery', async () => fine.received.some(({ headers }) => headers['webhook-id'] === event.id));
+    // the slow tenant had two attempts under way at a time (its limit) and had not got through its backlog
+    expect(hanging.received.length).toBeLessThan(10);
+  });
+});

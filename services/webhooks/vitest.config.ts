@@ -1,0 +1,3 @@
+import { packageTestConfig } from '@rm/testkit/vitest-config';
+
+export default packageTestConfig();
