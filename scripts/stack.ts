@@ -1,6 +1,7 @@
 // Starts the whole stack as processes, as `npm start` does: every built service on 127.0.0.1 behind the
 // gateway, each with its own database on the given MongoDB-compatible server and nats-server. Shared by
-// dev-stack.ts (fixed ports, fixed database names) and the reliability suite (free ports, fresh names).
+// dev-stack.ts (fixed ports, fixed database names), and the reliability suite and the client's tests
+// (throw-away stacks: free ports, fresh names, dropped at the end).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
 import { findFreePort, testNatsPassword, uniqueName, type TestServerUrls } from '@rm/testkit';
 import { PATH_OWNERS } from '@rm/gateway/testing';
 
@@ -59,6 +61,32 @@ export function throwawayStackOptions(servers: TestServerUrls, prefix: string): 
     signingKeyEncryptionKey: key(),
     internalApiKey: key(),
   };
+}
+
+/** A tenant of a throw-away stack with one client. */
+export interface ThrowawayTenant {
+  tenant: string;
+  clientId: string;
+  secret: string;
+}
+
+/** A tenant of a fresh name `<prefix>-…` with one client, `<tenant>-client`, of a random secret (the gateway's clients CLI). */
+export async function createThrowawayTenant(stack: Stack, prefix: string): Promise<ThrowawayTenant> {
+  const tenant = uniqueName(prefix).replaceAll('_', '-');
+  const client = { tenant, clientId: `${tenant}-client`, secret: randomBytes(24).toString('hex') };
+  await stack.ensureClient(client.tenant, client.clientId, client.secret);
+  return client;
+}
+
+/** Stops a throw-away stack and drops its databases; gives up on the server after 10 s rather than hang the run. */
+export async function stopThrowawayStack(stack: Stack, servers: TestServerUrls): Promise<void> {
+  await stack.stop();
+  const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    for (const database of Object.values(stack.databases)) await mongo.db(database).dropDatabase();
+  } finally {
+    await mongo.close();
+  }
 }
 
 export interface Stack {

@@ -1,21 +1,15 @@
 // The reliability scenarios' stack: the whole stack as `npm start` runs it (scripts/stack.ts), on free
 // ports with fresh databases, with the suite's tenants, tokens, typed clients and the services' error lines.
-import { randomBytes } from 'node:crypto';
-import { MongoClient } from 'mongodb';
 import { createClient, type ApiClient as TypedClient } from '@rm/client';
-import { uniqueName, type TestServerUrls } from '@rm/testkit';
-import { BASE_PATH, startStack, throwawayStackOptions, type ServiceName, type Stack } from '../../scripts/stack.ts';
+import type { TestServerUrls } from '@rm/testkit';
+import { BASE_PATH, createThrowawayTenant, startStack, stopThrowawayStack, throwawayStackOptions, type ServiceName, type Stack, type ThrowawayTenant } from '../../scripts/stack.ts';
 import { ANSWER_TIMEOUT_MS } from './http.ts';
 
 export { BASE_PATH, type ServiceName } from '../../scripts/stack.ts';
 export type { TypedClient };
 
 /** A tenant of the suite with one client. */
-export interface SuiteTenant {
-  tenant: string;
-  clientId: string;
-  secret: string;
-}
+export type SuiteTenant = ThrowawayTenant;
 
 /** The stack the reliability scenarios run against, with their tenants and tokens. */
 export interface SuiteStack {
@@ -74,12 +68,7 @@ export async function startSuiteStack(servers: TestServerUrls, { echoLogs = fals
     signingKeyEncryptionKey,
     exits,
     errorLines,
-    async newTenant(prefix) {
-      const tenant = uniqueName(prefix).replaceAll('_', '-');
-      const client = { tenant, clientId: `${tenant}-client`, secret: randomBytes(24).toString('hex') };
-      await stack.ensureClient(client.tenant, client.clientId, client.secret);
-      return client;
-    },
+    newTenant: (prefix) => createThrowawayTenant(stack, prefix),
     async token({ clientId, secret }) {
       const cached = tokens.get(clientId);
       if (cached !== undefined && cached.renewAt > Date.now()) return cached.token;
@@ -107,15 +96,7 @@ export async function startSuiteStack(servers: TestServerUrls, { echoLogs = fals
         timeoutMs: ANSWER_TIMEOUT_MS,
       });
     },
-    async stop() {
-      await stack.stop();
-      const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
-      try {
-        for (const database of Object.values(stack.databases)) await mongo.db(database).dropDatabase();
-      } finally {
-        await mongo.close();
-      }
-    },
+    stop: () => stopThrowawayStack(stack, servers),
   };
 }
 

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { waitFor } from '@rm/testkit';
 import { ApiError, createClient, type ApiClient, type CallOptions, type ClientOptions, type Data, type Item, type Problem, type RequestBody } from '../src/index.js';
 import { quickStart } from '../examples/quick-start.ts';
 import { startClientStack, type ClientStack } from './stack.ts';
@@ -177,7 +178,8 @@ describe('the typed client against the whole stack', () => {
     await client.upsertEmployee('emp-4', employee('Tilburg'));
     await stack.stack.kill('employees');
     const read = client.getEmployee('emp-4');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // restarted only once the client has been answered 503: a retry, not its first try, reaches the restarted service
+    await waitFor('the client to be answered 503', async () => wire.statuses.includes(503), 10_000);
     await stack.stack.restart('employees');
     expect((await read).data.name?.first_name).toBe('Sanne');
     expect(wire.statuses).toContain(503);

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '@rm/contracts';
-import { OPERATION_EXAMPLES, type OperationExamples } from '../src/openapi/examples.js';
-import { BASE, createClient, tokenFor, type GatewayHarness } from './helpers.js';
-import { startStack, type Stack } from './stack.js';
+import { OPERATION_EXAMPLES, type OperationExamples } from '../../src/openapi/examples.js';
+import { BASE, createClient, tokenFor, type GatewayHarness } from '../helpers.js';
+import type { Stack } from '../stack.js';
 
 interface Media {
   schema: object;
@@ -65,26 +65,12 @@ const MATCHING_OUTPUT = new Set(['getPagedResourceCombinations', 'getResourceCom
 /** What a live answer and its example may differ in: versions grow with every write of the run, cursors are the stack's own. */
 const UNCOMPARED = new Set(['version', 'etag', 'cursors']);
 
-let stack: Stack;
 let gateway: GatewayHarness;
 let token: string;
 let operations: Operation[];
 /** The ids the stack generated, by the example ids they stand for; and back. */
 const liveIds = new Map<string, string>();
 const exampleIds = new Map<string, string>();
-
-beforeAll(async () => {
-  stack = await startStack();
-  gateway = stack.gateway;
-  const { clientId, secret } = await createClient(gateway.registry);
-  token = await tokenFor(gateway, clientId, secret);
-  const document = (await (await gateway.fetch(`${BASE}/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
-  operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ ...operation, method, path })));
-});
-
-afterAll(async () => {
-  await stack?.close();
-});
 
 function operation(operationId: string): Operation {
   const found = operations.find((candidate) => candidate.operationId === operationId);
@@ -143,76 +129,87 @@ function expectExampleAnswer(operationId: string, { status, body }: { status: nu
   if (example !== undefined) expect.soft(comparable(body), `${operationId} answered ${status} other than its example`).toEqual(comparable(example));
 }
 
-describe('the examples of the API document', () => {
-  it('cover every operation: each path parameter, the request body and every 2xx answer with a body', () => {
-    expect(operations.filter(({ operationId }) => operationId === undefined).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
-    const described = Object.fromEntries(
-      operations.map((operation) => [
-        operation.operationId,
-        {
-          parameters: pathParameters(operation).map(({ name }) => name).sort(),
-          request: operation.requestBody !== undefined,
-          responses: successContents(operation).map(([status]) => status).sort(),
-        },
-      ]),
-    );
-    const exemplified = Object.fromEntries(
-      Object.entries(OPERATION_EXAMPLES).map(([operationId, { parameters = {}, request, responses = {} }]) => [
-        operationId,
-        { parameters: Object.keys(parameters).sort(), request: request !== undefined, responses: Object.keys(responses).sort() },
-      ]),
-    );
-    expect(exemplified).toEqual(described);
-  });
+/** Every operation's examples, checked against the served schemas and sent, as they are, to the live API. */
+export function describeApiExamples(stack: () => Stack): void {
+  describe('the examples of the API document', () => {
+    beforeAll(async () => {
+      gateway = stack().gateway;
+      const { clientId, secret } = await createClient(gateway.registry);
+      token = await tokenFor(gateway, clientId, secret);
+      const document = (await (await gateway.fetch(`${BASE}/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
+      operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ ...operation, method, path })));
+    });
 
-  it('are valid against the schemas of the served document', () => {
-    // the services' own ajv, formats included (duration as the API reads it); it applies defaults, hence the copies
-    const ajv = createAjv({ coerceTypes: false });
-    const invalid: string[] = [];
-    const check = (schema: object, example: unknown, name: string) => {
-      const validate = ajv.compile(schema);
-      if (validate(structuredClone(example))) return;
-      for (const { instancePath, message, params } of validate.errors ?? []) invalid.push(`${name} ${instancePath || '/'} ${message} ${JSON.stringify(params)}`);
-    };
-    for (const operation of operations) {
-      const { parameters = {}, request, responses = {} } = examplesOf(operation);
-      const name = operation.operationId ?? `${operation.method} ${operation.path}`;
-      for (const parameter of pathParameters(operation)) check(parameter.schema, parameters[parameter.name], `${name} ${parameter.name}`);
-      const requestSchema = operation.requestBody?.content['application/json']?.schema;
-      if (requestSchema !== undefined) check(requestSchema, request, `${name} request`);
-      for (const [status, content] of successContents(operation)) {
-        for (const [type, { schema }] of Object.entries(content)) check(schema, responses[status as '200' | '201'], `${name} ${status} ${type}`);
+    it('cover every operation: each path parameter, the request body and every 2xx answer with a body', () => {
+      expect(operations.filter(({ operationId }) => operationId === undefined).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+      const described = Object.fromEntries(
+        operations.map((operation) => [
+          operation.operationId,
+          {
+            parameters: pathParameters(operation).map(({ name }) => name).sort(),
+            request: operation.requestBody !== undefined,
+            responses: successContents(operation).map(([status]) => status).sort(),
+          },
+        ]),
+      );
+      const exemplified = Object.fromEntries(
+        Object.entries(OPERATION_EXAMPLES).map(([operationId, { parameters = {}, request, responses = {} }]) => [
+          operationId,
+          { parameters: Object.keys(parameters).sort(), request: request !== undefined, responses: Object.keys(responses).sort() },
+        ]),
+      );
+      expect(exemplified).toEqual(described);
+    });
+
+    it('are valid against the schemas of the served document', () => {
+      // the services' own ajv, formats included (duration as the API reads it); it applies defaults, hence the copies
+      const ajv = createAjv({ coerceTypes: false });
+      const invalid: string[] = [];
+      const check = (schema: object, example: unknown, name: string) => {
+        const validate = ajv.compile(schema);
+        if (validate(structuredClone(example))) return;
+        for (const { instancePath, message, params } of validate.errors ?? []) invalid.push(`${name} ${instancePath || '/'} ${message} ${JSON.stringify(params)}`);
+      };
+      for (const operation of operations) {
+        const { parameters = {}, request, responses = {} } = examplesOf(operation);
+        const name = operation.operationId ?? `${operation.method} ${operation.path}`;
+        for (const parameter of pathParameters(operation)) check(parameter.schema, parameters[parameter.name], `${name} ${parameter.name}`);
+        const requestSchema = operation.requestBody?.content['application/json']?.schema;
+        if (requestSchema !== undefined) check(requestSchema, request, `${name} request`);
+        for (const [status, content] of successContents(operation)) {
+          for (const [type, { schema }] of Object.entries(content)) check(schema, responses[status as '200' | '201'], `${name} ${status} ${type}`);
+        }
       }
-    }
-    expect(invalid).toEqual([]);
-  });
+      expect(invalid).toEqual([]);
+    });
 
-  it('send every write and every delete of the document to the live API below', () => {
-    const writes = operations.filter(({ requestBody }) => requestBody !== undefined).map(({ operationId }) => operationId);
-    expect(WRITES.map(([operationId]) => operationId).sort()).toEqual(writes.sort());
-    const deletes = operations.filter(({ method }) => method === 'delete').map(({ operationId }) => operationId);
-    expect([...DELETES].sort()).toEqual(deletes.sort());
-  });
+    it('send every write and every delete of the document to the live API below', () => {
+      const writes = operations.filter(({ requestBody }) => requestBody !== undefined).map(({ operationId }) => operationId);
+      expect(WRITES.map(([operationId]) => operationId).sort()).toEqual(writes.sort());
+      const deletes = operations.filter(({ method }) => method === 'delete').map(({ operationId }) => operationId);
+      expect([...DELETES].sort()).toEqual(deletes.sort());
+    });
 
-  it.each(WRITES)('are accepted by the live API: %s answers %i with its example', async (operationId, status) => {
-    const write = operation(operationId);
-    const answer = await send(write);
-    expect(answer.status, `${operationId}: ${answer.text}`).toBe(status);
-    if (write.method === 'post') recordGeneratedId(OPERATION_EXAMPLES[operationId]?.responses?.['201'], answer.body);
-    expectExampleAnswer(operationId, answer);
-  });
+    it.each(WRITES)('are accepted by the live API: %s answers %i with its example', async (operationId, status) => {
+      const write = operation(operationId);
+      const answer = await send(write);
+      expect(answer.status, `${operationId}: ${answer.text}`).toBe(status);
+      if (write.method === 'post') recordGeneratedId(OPERATION_EXAMPLES[operationId]?.responses?.['201'], answer.body);
+      expectExampleAnswer(operationId, answer);
+    });
 
-  it('are what the live API answers to every read after those writes', async () => {
-    const reads = operations.filter(({ method, operationId }) => method === 'get' && !MATCHING_OUTPUT.has(operationId ?? ''));
-    for (const read of reads) {
-      const answer = await send(read);
-      expect.soft(answer.status, `${read.operationId}: ${answer.text}`).toBe(200);
-      if (answer.status === 200) expectExampleAnswer(read.operationId!, answer);
-    }
-  });
+    it('are what the live API answers to every read after those writes', async () => {
+      const reads = operations.filter(({ method, operationId }) => method === 'get' && !MATCHING_OUTPUT.has(operationId ?? ''));
+      for (const read of reads) {
+        const answer = await send(read);
+        expect.soft(answer.status, `${read.operationId}: ${answer.text}`).toBe(200);
+        if (answer.status === 200) expectExampleAnswer(read.operationId!, answer);
+      }
+    });
 
-  it.each(DELETES)('are accepted by the live API: %s answers 204', async (operationId) => {
-    const answer = await send(operation(operationId));
-    expect(answer.status, `${operationId}: ${answer.text}`).toBe(204);
+    it.each(DELETES)('are accepted by the live API: %s answers 204', async (operationId) => {
+      const answer = await send(operation(operationId));
+      expect(answer.status, `${operationId}: ${answer.text}`).toBe(204);
+    });
   });
-});
+}
