@@ -10,6 +10,7 @@ import { createApiDocument } from './openapi/api-document.js';
 import { createKeyRing, SIGNING_ALGORITHM } from './keys/key-ring.js';
 import { proxyRoutes } from './routes/proxy.routes.js';
 import { changesRoutes } from './routes/changes.routes.js';
+import { importRoutes } from './routes/import.routes.js';
 import { startChangeFeeds } from './changes/change-feeds.js';
 import { docsRoutes } from './routes/docs.routes.js';
 import { operationsRoutes } from './routes/operations.routes.js';
@@ -148,6 +149,13 @@ export const gatewayService = defineService({
         // open feeds end before the server waits for its requests to finish: callers resume elsewhere
         api.addHook('preClose', async () => changeFeeds.endAll());
         await api.register(changesRoutes, { feeds: changeFeeds });
+        await api.register(importRoutes, {
+          upstreams,
+          basePath: config.PUBLIC_BASE_PATH,
+          lineLimit: config.BODY_LIMIT_BYTES,
+          bodyLimit: config.IMPORT_BODY_LIMIT_BYTES,
+          concurrency: config.IMPORT_CONCURRENCY,
+        });
         await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES, tracer });
       },
       async stop() {

@@ -79,6 +79,7 @@ export const gatewayConfigSpec = {
   UPSTREAM_HOME_BASES_URL: { type: 'url', protocols: ['http:', 'https:'] },
   UPSTREAM_DEPLOYMENTS_URL: { type: 'url', protocols: ['http:', 'https:'] },
   UPSTREAM_MATCHING_URL: { type: 'url', protocols: ['http:', 'https:'] },
+  UPSTREAM_WEBHOOKS_URL: { type: 'url', protocols: ['http:', 'https:'] },
   /** Longest wait for an upstream's answer, then for each part of its body: then 504. */
   UPSTREAM_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 30_000 },
   /** Pooled keep-alive connections to each upstream. */
@@ -88,4 +89,9 @@ export const gatewayConfigSpec = {
   CHANGE_FEED_HEARTBEAT_MS: { type: 'duration-ms', min: 100, default: 15_000 },
   /** Change feeds one tenant may keep open on one replica; the next answers 429. */
   CHANGE_FEEDS_PER_TENANT: { type: 'int', min: 1, max: 10_000, default: 100 },
+
+  /** The largest body of `POST /import`, kept in a temporary file while its lines apply. */
+  IMPORT_BODY_LIMIT_BYTES: { type: 'int', min: 1_024, max: 4 * 1024 ** 3, default: 256 * 1024 ** 2 },
+  /** Lines of one import sent to their owners at once. */
+  IMPORT_CONCURRENCY: { type: 'int', min: 1, max: 256, default: 16 },
 } as const satisfies ConfigSpec;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
 import { describeApiDocument } from './default-stack/api-document.js';
 import { describeApiExamples } from './default-stack/api-examples.js';
+import { describeChangeFeed } from './default-stack/change-feed.js';
+import { describeImport } from './default-stack/import.js';
 import { describeDocsPage } from './default-stack/docs-page.js';
 import { describeHomeBaseReferences } from './default-stack/home-base-references.js';
 import { describeReadYourWrites } from './default-stack/read-your-writes.js';
@@ -28,5 +30,7 @@ describeApiExamples(current);
 describeDocsPage(current);
 describeHomeBaseReferences(current);
 describeReadYourWrites(current);
+describeChangeFeed(current);
+describeImport(current);
 // last: it ends by stopping the employees service
 describeUnifiedApi(current);

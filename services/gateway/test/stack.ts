@@ -48,7 +48,8 @@ export async function startStack(gatewayVariables: Record<string, string> = {}):
   const origins = ports.map((port) => `http://127.0.0.1:${port}`);
   const upstreams = Object.fromEntries(OWNERS.map(({ upstream }, index) => [upstream, origins[index]!]));
   const nats = await startNatsServer();
-  const gateway = await startGateway({ ...upstreams, NATS_URL: nats.url, ...gatewayVariables });
+  // a change feed's heartbeat every 200 ms, and 5 feeds per tenant: the feed's tests see both soon
+  const gateway = await startGateway({ ...upstreams, NATS_URL: nats.url, CHANGE_FEED_HEARTBEAT_MS: '200', CHANGE_FEEDS_PER_TENANT: '5', ...gatewayVariables });
   const owners: Record<string, Owner> = {};
   const databases: string[] = [];
   const close = async () => {
