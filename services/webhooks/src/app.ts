@@ -3,6 +3,7 @@ import { webhooksConfigSpec } from './config.js';
 import { createDispatcher } from './delivery/dispatcher.js';
 import { createSender } from './delivery/sender.js';
 import { deliveryConsumers, SERVICE_NAME } from './events.js';
+import { deliveryMetrics } from './metrics.js';
 import { subscriptionRoutes } from './routes/subscription.routes.js';
 import { createAttemptLog } from './store/attempt-log.js';
 import { createDeliveryStore } from './store/deliveries.js';
@@ -18,7 +19,7 @@ export const webhooksService = defineService({
   port: 3006,
   config: webhooksConfigSpec,
   collections: () => ({}),
-  async extend({ config, db, cursors, logger, startConsumer }) {
+  async extend({ config, db, cursors, logger, startConsumer, metrics }) {
     const subscriptions = createSubscriptionStore(db);
     const deliveries = createDeliveryStore(db);
     const attempts = createAttemptLog(db);
@@ -34,6 +35,7 @@ export const webhooksService = defineService({
       concurrency: config.WEBHOOK_CONCURRENCY,
       perTenant: config.WEBHOOK_CONCURRENCY_PER_TENANT,
       logger,
+      metrics: deliveryMetrics(metrics, () => dispatcher.pending()),
     });
     await dispatcher.start();
     const consumers = await Promise.all(deliveryConsumers(subscriptions, deliveries, dispatcher).map(startConsumer));

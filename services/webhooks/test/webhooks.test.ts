@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '@rm/testkit';
+import { parseMetricSamples, waitFor } from '@rm/testkit';
+import { startService } from '@rm/runtime';
+import { webhooksService } from '../src/app.js';
 import { verifySignature } from '../src/domain/signature.js';
 import { BASE, employeeEvents, freshTenant, startReceiver, startWebhooks, type Webhooks } from './helpers.js';
 
@@ -25,11 +27,11 @@ async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
   return started;
 }
 
-async function call(tenant: string, method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await webhooks.app.inject({
+async function call(tenant: string, method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}, service = webhooks) {
+  const response = await service.app.inject({
     method,
     url: `${BASE}${path}`,
-    headers: { ...(await webhooks.as(tenant)), ...headers },
+    headers: { ...(await service.as(tenant)), ...headers },
     ...(body === undefined ? {} : { payload: body as object }),
   });
   return { status: response.statusCode, headers: response.headers, body: response.body === '' ? undefined : (JSON.parse(response.body) as Record<string, unknown>) };
@@ -123,6 +125,11 @@ describe('deliveries', () => {
     });
     expect(log).toEqual([expect.objectContaining({ webhook_id: event.id, event_type: 'employee.created', entity_id: 'e1', attempt: 1, outcome: 'delivered', status: 204 })]);
     expect(hook.received).toHaveLength(1);
+
+    const metrics = parseMetricSamples((await webhooks.app.inject({ url: '/metrics' })).body);
+    expect(metrics.value('rm_webhook_attempts_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);
+    expect(metrics.value('rm_webhook_start_delay_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(metrics.value('rm_webhook_deliveries_pending')).toBeGreaterThanOrEqual(0);
   });
 
   it('tries a failed delivery again with the same webhook-id, and gives up after the retry period', async () => {
@@ -173,6 +180,36 @@ describe('deliveries', () => {
     expect(enabled.body).not.toHaveProperty('disabled_reason');
     const event = await events.publish(tenant, 'e-after');
     await waitFor('a delivery after re-enabling', async () => hook.received.some(({ headers }) => headers['webhook-id'] === event.id));
+  });
+
+  it('keeps what it has still to deliver across a restart', async () => {
+    // its own service, with one attempt of a tenant at a time, and a second attempt a minute after the first
+    const own = await startWebhooks({ WEBHOOK_CONCURRENCY_PER_TENANT: '1', WEBHOOK_RETRY_FIRST_DELAY_MS: '60000' });
+    try {
+      const tenant = freshTenant();
+      let up = false;
+      const hook = await receiver(() => (up ? 204 : 'hang'));
+      expect((await call(tenant, 'PUT', '/webhook-subscription/restart', { url: hook.url, types: ['employee.*'] }, {}, own)).status).toBe(201);
+      await events.publish(tenant, 'e-held');
+      const waiting = await events.publish(tenant, 'e-waiting');
+      // the first attempt hangs; the second delivery is stored and waits for the tenant's one attempt
+      await waitFor('both deliveries planned', async () => {
+        const metrics = parseMetricSamples((await own.app.inject({ url: '/metrics' })).body);
+        return hook.received.length === 1 && metrics.value('rm_webhook_deliveries_pending') === 2;
+      });
+      await own.service.stop();
+
+      up = true;
+      // the same database, as a replaced pod finds it
+      const again = await startService(webhooksService, { env: own.env.variables });
+      try {
+        await waitFor('the waiting delivery after the restart', async () => hook.received.some(({ headers }) => headers['webhook-id'] === waiting.id));
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await own.env.close();
+    }
   });
 
   it("delivers a tenant's changes while another tenant's receiver hangs", async () => {

@@ -1,5 +1,6 @@
 import type { Logger } from '@rm/service-kit';
 import { nextAttemptAt, type RetryPolicy } from '../domain/retry-schedule.js';
+import type { AttemptOutcome, DeliveryMetrics } from '../metrics.js';
 import type { AttemptLog } from '../store/attempt-log.js';
 import type { DeliveryStore, PendingDelivery } from '../store/deliveries.js';
 import type { Subscription, SubscriptionStore } from '../store/subscriptions.js';
@@ -18,6 +19,7 @@ export interface DispatcherOptions {
   /** Attempts of one tenant under way at once: its slow receivers hold these, never the others'. */
   perTenant: number;
   logger: Logger;
+  metrics: DeliveryMetrics;
   random?: () => number;
 }
 
@@ -38,7 +40,7 @@ const LONGEST_SLEEP_MS = 60_000;
  * on its own attempts only. Each outcome is recorded before the next attempt of that delivery is planned.
  */
 export function createDispatcher(options: DispatcherOptions) {
-  const { deliveries, subscriptions, attempts, sender, retry, disableAfterMs, concurrency, perTenant, logger, random = Math.random } = options;
+  const { deliveries, subscriptions, attempts, sender, retry, disableAfterMs, concurrency, perTenant, logger, metrics, random = Math.random } = options;
   const tenants = new Map<string, TenantQueue>();
   const scheduled = new Set<string>();
   const running = new Set<Promise<void>>();
@@ -81,6 +83,7 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   function start(queue: TenantQueue, delivery: PendingDelivery): void {
+    metrics.started(Date.now() - delivery.nextAttemptAt.getTime());
     inFlight += 1;
     queue.inFlight += 1;
     const attempt = attemptDelivery(delivery)
@@ -98,12 +101,18 @@ export function createDispatcher(options: DispatcherOptions) {
     running.add(attempt);
   }
 
+  /** Logs an attempt for the caller to see, and counts it. */
+  async function record(delivery: PendingDelivery, outcome: AttemptOutcome, result: Partial<AttemptResult>, next?: Date): Promise<void> {
+    metrics.attempted(outcome, result.durationMs);
+    await attempts.record(delivery.tenant, delivery.subscriptionId, entry(delivery, outcome, result, next));
+  }
+
   async function attemptDelivery(delivery: PendingDelivery): Promise<void> {
     const subscription = await subscriptions.get(delivery.tenant, delivery.subscriptionId);
     const body = subscription?.enabled === true ? await deliveries.body(delivery.id) : undefined;
     if (subscription === undefined || !subscription.enabled || body === undefined) {
       if (subscription !== undefined && !subscription.enabled) {
-        await attempts.record(delivery.tenant, delivery.subscriptionId, entry(delivery, 'dropped', { durationMs: 0, error: 'the subscription is disabled' }));
+        await record(delivery, 'dropped', { error: 'the subscription is disabled' });
       }
       await deliveries.remove(delivery.id);
       scheduled.delete(delivery.id);
@@ -115,7 +124,7 @@ export function createDispatcher(options: DispatcherOptions) {
     if (result.delivered) {
       await deliveries.remove(delivery.id);
       await subscriptions.delivered(subscription);
-      await attempts.record(delivery.tenant, delivery.subscriptionId, entry(tried, 'delivered', result));
+      await record(tried, 'delivered', result);
       scheduled.delete(delivery.id);
       return;
     }
@@ -127,14 +136,14 @@ export function createDispatcher(options: DispatcherOptions) {
     const next = disabled ? undefined : nextAttemptAt(retry, tried.firstAttemptAt!, tried.attempts, now, random());
     if (next === undefined) {
       await deliveries.remove(tried.id);
-      await attempts.record(tried.tenant, tried.subscriptionId, entry(tried, 'gave-up', result));
+      await record(tried, 'gave-up', result);
       if (disabled) logger.warn({ tenant: tried.tenant, subscription: tried.subscriptionId }, 'webhook subscription disabled: its deliveries failed for too long');
       scheduled.delete(tried.id);
       return;
     }
     const later = { ...tried, nextAttemptAt: next };
     await deliveries.retryLater(later);
-    await attempts.record(tried.tenant, tried.subscriptionId, entry(tried, 'failed', result, next));
+    await record(tried, 'failed', result, next);
     scheduled.delete(tried.id);
     schedule(later);
   }
@@ -145,6 +154,8 @@ export function createDispatcher(options: DispatcherOptions) {
       for (const delivery of await deliveries.all()) schedule(delivery);
     },
     schedule,
+    /** Deliveries planned and not yet settled. */
+    pending: () => scheduled.size,
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(timer);
@@ -155,7 +166,7 @@ export function createDispatcher(options: DispatcherOptions) {
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
-function entry(delivery: PendingDelivery, outcome: 'delivered' | 'failed' | 'gave-up' | 'dropped', result: Partial<AttemptResult>, next?: Date) {
+function entry(delivery: PendingDelivery, outcome: AttemptOutcome, result: Partial<AttemptResult>, next?: Date) {
   return {
     webhook_id: delivery.webhookId,
     event_type: delivery.eventType,
