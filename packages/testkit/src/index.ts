@@ -12,6 +12,7 @@ export { createTestServiceEnv, TEST_INTERNAL_API_KEY, TEST_MONGO_MAX_POOL_SIZE, 
 export { startRunServers, type RunServers } from './run-servers.js';
 export { testServers, type TestServerUrls } from './test-servers.js';
 export { findFreePort } from './free-port.js';
+export { NOBODY_LISTENS_URL, startSilentServer, type SilentServer } from './silent-server.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor } from './wait-for.js';
 export { planNodes, unservedLookups } from './index-served.js';

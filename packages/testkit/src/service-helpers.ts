@@ -23,26 +23,46 @@ function standIn<T extends object>(current: () => T): T {
 /** A client for each tenant, in their order. */
 type ClientsOf<Tenants extends string[], Client> = { [K in keyof Tenants]: Client };
 
+/** What useWorld starts: anything it can close. */
+interface Closable {
+  close(): Promise<unknown>;
+}
+
+/** A harness, as far as useWorld makes clients of it. */
+interface Tenanted {
+  as(tenant: string): Promise<Record<string, string>>;
+}
+
 /**
- * A world (a harness and what the tests need beside it) shared by the tests of the block this is
- * called in: started before them, closed after them, with `clientOf` its harness for each of `tenants`.
- * World and clients are stand-ins for what beforeAll makes, so the file names them once, as it would
- * variables that its own beforeAll sets; like those, they are there to read once the tests run.
+ * What `start` makes (a service, a harness, a world of several, a server) shared by the tests of the
+ * block this is called in: started before them, closed after them. With `clientOf`, also a client of the
+ * world's harness for each of `tenants`. World and clients are stand-ins for what beforeAll makes, so the
+ * file names them once, as it would variables that its own beforeAll sets; like those, they are there to
+ * read from the hooks declared after this call, and from the tests.
  */
+export function useWorld<World extends Closable>(start: () => Promise<World>): { world: World };
 export function useWorld<
-  World extends { harness: { as(tenant: string): Promise<Record<string, string>> }; close(): Promise<unknown> },
+  World extends Closable & { harness: Tenanted },
   Client extends object,
   Tenants extends string[],
 >(
   start: () => Promise<World>,
   clientOf: (harness: World['harness'], headers: Record<string, string>) => Client,
   ...tenants: Tenants
-): { world: World; clients: ClientsOf<Tenants, Client> } {
-  let world: World | undefined;
-  const clients: Client[] = [];
+): { world: World; clients: ClientsOf<Tenants, Client> };
+export function useWorld(
+  start: () => Promise<Closable & { harness?: Tenanted }>,
+  clientOf?: (harness: unknown, headers: Record<string, string>) => object,
+  ...tenants: string[]
+): { world: object; clients: object[] } {
+  let world: Awaited<ReturnType<typeof start>> | undefined;
+  const clients: object[] = [];
   beforeAll(async () => {
     world = await start();
-    for (const tenant of tenants) clients.push(clientOf(world.harness, await world.harness.as(tenant)));
+    if (clientOf === undefined) return;
+    // the overload that takes clientOf takes only a world with a harness
+    const harness = world.harness as Tenanted;
+    for (const tenant of tenants) clients.push(clientOf(harness, await harness.as(tenant)));
   });
   afterAll(async () => {
     await world?.close();
@@ -53,7 +73,7 @@ export function useWorld<
   };
   return {
     world: standIn(() => made('the world', world)),
-    clients: tenants.map((tenant, index) => standIn(() => made(`the client of ${tenant}`, clients[index]))) as ClientsOf<Tenants, Client>,
+    clients: tenants.map((tenant, index) => standIn(() => made(`the client of ${tenant}`, clients[index]))),
   };
 }
 

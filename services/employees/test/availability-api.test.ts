@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@rm/testkit';
-import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
+import { useWorld } from '@rm/testkit/service-helpers';
+import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
+import { BASE, employeeBody, json, startEmployees } from './helpers.js';
 
-let harness: EmployeesHarness;
+const { world: harness } = useWorld(startEmployees);
 let headers: Record<string, string>;
 const tenant = uniqueName('availability');
 
 beforeAll(async () => {
-  harness = await startEmployees();
   headers = await harness.as(tenant);
-});
-
-afterAll(async () => {
-  await harness?.close();
 });
 
 type Body = Record<string, unknown>;
@@ -156,9 +153,8 @@ describe('availability rules through HTTP', () => {
       expect(response.statusCode, response.body).toBe(201);
       return;
     }
-    expect(response.statusCode).toBe(400);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(json<{ violations: { field: string }[] }>(response).violations.map((violation) => violation.field).sort()).toEqual([...fields].sort());
+    const { violations } = expectProblemWithStatus<{ violations: { field: string }[] }>(response, 400);
+    expect(violations.map((violation) => violation.field).sort()).toEqual([...fields].sort());
     expect(await list(employeeId)).toEqual([]);
   });
 });
@@ -273,9 +269,7 @@ describe('creates with an Idempotency-Key', () => {
     const employeeId = await employee();
     await post(employeeId, shift(8), keyed('retry-2'));
     const refused = await post(employeeId, shift(12), keyed('retry-2'));
-    expect(refused.statusCode).toBe(422);
-    expect(refused.headers['content-type']).toContain('application/problem+json');
-    expect(json(refused).detail).toContain("Idempotency-Key 'retry-2'");
+    expectProblemWithStatus(refused, 422, { detail: expect.stringContaining("Idempotency-Key 'retry-2'") });
     expect(await list(employeeId)).toHaveLength(1);
   });
 

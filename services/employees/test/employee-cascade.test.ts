@@ -1,13 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { describeCascades } from '@rm/testkit/suites/cascades';
-import { startTenantService } from '@rm/testkit/suites/tenant-service';
 import { EMPLOYEES_COLLECTION } from '../src/store/employee-parent.js';
-import { employeeBody, recordTenantEvents, startEmployees } from './helpers.js';
+import { employeeBody, recordTenantEvents, startTenantEmployees } from './helpers.js';
 
 const dayOf2032 = (n: number) => new Date(Date.UTC(2032, 0, 1 + n)).toISOString();
 
 describeCascades({
-  start: () => startTenantService({ service: 'employees', start: startEmployees, record: recordTenantEvents, sentinel: { path: '/employee', body: employeeBody() } }),
+  start: startTenantEmployees,
   parent: { entity: 'employee', path: '/employee', collection: EMPLOYEES_COLLECTION, idPrefix: 'emp', body: employeeBody() },
   children: [
     {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMongoServer, type RestartableServerHandle } from '@rm/testkit';
-import { BASE, json, startEmployees, type EmployeesHarness } from './helpers.js';
+import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
+import { BASE, startEmployees, type EmployeesHarness } from './helpers.js';
 
 // A database server of this file's own, so that taking it away disturbs no other test.
 let server: RestartableServerHandle;
@@ -28,10 +29,7 @@ describe('when the database goes away', () => {
       { method: 'DELETE', url: `${BASE}/employee/e-1` },
     ] as const) {
       const response = await harness.app.inject({ ...request, headers });
-      expect(response.statusCode).toBe(503);
-      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      const problem = json(response);
-      expect(problem).toMatchObject({ title: expect.any(String), detail: expect.any(String) });
+      expectProblemWithStatus(response, 503);
       expect(response.body).not.toMatch(/Mongo|at .*\.js|127\.0\.0\.1/);
     }
     expect((await harness.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);

@@ -4,6 +4,7 @@ import { declareServiceStream } from '@rm/bus';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService } from '@rm/runtime';
 import { connectTestNats, recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents } from '@rm/testkit';
+import { startTenantService } from '@rm/testkit/suites/tenant-service';
 import { employeesService } from '../src/app.js';
 
 export { BASE, json } from '@rm/testkit/service-helpers';
@@ -44,3 +45,7 @@ export async function recordTenantEvents(tenant: string): Promise<RecordedEvents
   }
   return recordEvents<EventEnvelope>(serviceStream('employees').name, `rm.employees.${tenant}.>`);
 }
+
+/** The employees service as a fresh tenant sees it, its events recorded: what the suites that read events start. */
+export const startTenantEmployees = () =>
+  startTenantService({ service: 'employees', start: startEmployees, record: recordTenantEvents, sentinel: { path: '/employee', body: employeeBody() } });

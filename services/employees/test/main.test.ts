@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestIssuer, findFreePort, TEST_INTERNAL_API_KEY, testNatsPassword, testServers, uniqueName, waitFor } from '@rm/testkit';
+import { createTestIssuer, findFreePort, NOBODY_LISTENS_URL, TEST_INTERNAL_API_KEY, testNatsPassword, testServers, uniqueName, waitFor } from '@rm/testkit';
 
 // The built entry point, as `npm start` and the container run it.
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -53,7 +53,7 @@ describe('main', () => {
       AUTH_AUDIENCE: issuer.audience,
       CURSOR_SECRET: 'main-test-cursor-secret-of-32-characters',
       // only writes naming a home base call it: starting and the probes do not
-      HOME_BASES_URL: 'http://127.0.0.1:9/resource-management/v1',
+      HOME_BASES_URL: NOBODY_LISTENS_URL,
       INTERNAL_API_KEY: TEST_INTERNAL_API_KEY,
     });
     try {

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useWorld } from '@rm/testkit/service-helpers';
+import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
+import { BASE, employeeBody, json, startEmployees } from './helpers.js';
 
-let harness: EmployeesHarness;
+const { world: harness } = useWorld(startEmployees);
 let alice: Record<string, string>;
 
 const EMPLOYEE = 'emp-schedules';
@@ -9,13 +11,8 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 const UNKNOWN_ID = '0190a3c4-1234-7abc-8def-0123456789ab';
 
 beforeAll(async () => {
-  harness = await startEmployees();
   alice = await harness.as('tenant-a');
   await harness.app.inject({ method: 'PUT', url: `${BASE}/employee/${EMPLOYEE}`, headers: alice, payload: employeeBody() });
-});
-
-afterAll(async () => {
-  await harness?.close();
 });
 
 type Headers = Record<string, string>;
@@ -153,10 +150,7 @@ describe('PUT /employee/{employee_id}/shift-schedule/{id}', () => {
   it('writes with the current If-Match and answers 412 to a stale one, changing nothing', async () => {
     const id = await created();
     expect((await put(id, schedule([tuesday]), { 'if-match': 'W/"1"' })).statusCode).toBe(201);
-    const stale = await put(id, schedule([day]), { 'if-match': 'W/"1"' });
-    expect(stale.statusCode).toBe(412);
-    expect(stale.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(json(stale)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining(id) });
+    expectProblemWithStatus(await put(id, schedule([day]), { 'if-match': 'W/"1"' }), 412, { detail: expect.stringContaining(id) });
     expect(json(await get(id))).toMatchObject({ templates: [{ shifts: [tuesday] }], version: 2 });
   });
 
@@ -171,9 +165,7 @@ describe('PUT /employee/{employee_id}/shift-schedule/{id}', () => {
   });
 
   it('answers 404 for a schedule that does not exist, and creates nothing', async () => {
-    const response = await put(UNKNOWN_ID, schedule([day]));
-    expect(response.statusCode).toBe(404);
-    expect(json(response)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining(UNKNOWN_ID) });
+    expectProblemWithStatus(await put(UNKNOWN_ID, schedule([day])), 404, { detail: expect.stringContaining(UNKNOWN_ID) });
     expect((await get(UNKNOWN_ID)).statusCode).toBe(404);
   });
 });
@@ -293,9 +285,7 @@ describe('rules', () => {
       expect(response.statusCode).toBe(201);
       return;
     }
-    expect(response.statusCode).toBe(400);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    const violations = json<{ violations: { field: string }[] }>(response).violations;
+    const { violations } = expectProblemWithStatus<{ violations: { field: string }[] }>(response, 400);
     expect([...new Set(violations.map((violation) => violation.field))]).toEqual(fields);
   });
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { describeWriteEvents, type EventedResource, type WritePlace } from '@rm/testkit/suites/write-events';
-import { startTenantService, subResource, type Body, type TenantService } from '@rm/testkit/suites/tenant-service';
-import { employeeBody, recordTenantEvents, startEmployees } from './helpers.js';
+import { subResource, type Body, type TenantService } from '@rm/testkit/suites/tenant-service';
+import { employeeBody, startTenantEmployees } from './helpers.js';
 
 /** One kind of sub-resource of an employee: its list, bodies to write, and where its spec differs. */
 interface SubResource extends Pick<WritePlace, 'body' | 'changed' | 'answered' | 'updateStatus'> {
@@ -79,6 +79,6 @@ const resources = SUB_RESOURCES.map(({ entity, collection, segment, ownIds, conf
 });
 
 describeWriteEvents({
-  start: () => startTenantService({ service: 'employees', start: startEmployees, record: recordTenantEvents, sentinel: { path: '/employee', body: employeeBody() } }),
+  start: startTenantEmployees,
   resources,
 });

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueName } from '@rm/testkit';
-import { BASE, employeeBody, json, startEmployees, type EmployeesHarness } from './helpers.js';
+import { useWorld } from '@rm/testkit/service-helpers';
+import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
+import { BASE, employeeBody, startEmployees } from './helpers.js';
 
-let harness: EmployeesHarness;
-
-beforeAll(async () => {
-  harness = await startEmployees();
-});
-
-afterAll(async () => {
-  await harness?.close();
-});
+const { world: harness } = useWorld(startEmployees);
 
 /** A client of a fresh tenant whose token carries these limits, as the gateway issues them. */
 async function tenantWith(limits: Record<string, number>): Promise<Record<string, string>> {
@@ -33,10 +27,11 @@ describe("a tenant's quotas", () => {
     expect((await putEmployee(headers, 'e1')).statusCode).toBe(201);
     expect((await putEmployee(headers, 'e2')).statusCode).toBe(201);
 
-    const refused = await putEmployee(headers, 'e3');
-    expect(refused.statusCode).toBe(409);
-    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(json(refused)).toMatchObject({ status: 409, title: 'Quota reached', quota: 2, detail: expect.stringContaining('stores 2 employees, its quota') });
+    const refused = expectProblemWithStatus(await putEmployee(headers, 'e3'), 409, {
+      title: 'Quota reached',
+      detail: expect.stringContaining('stores 2 employees, its quota'),
+    });
+    expect(refused).toMatchObject({ status: 409, quota: 2 });
     expect((await harness.app.inject({ method: 'GET', url: `${BASE}/employee/e3`, headers })).statusCode).toBe(404);
 
     expect((await putEmployee(headers, 'e2')).statusCode).toBe(200);
@@ -54,9 +49,8 @@ describe("a tenant's quotas", () => {
     expect((await postAvailability(headers, 'a', 1)).statusCode).toBe(201);
     expect((await postAvailability(headers, 'a', 3)).statusCode).toBe(201);
     expect((await postAvailability(headers, 'b', 1)).statusCode).toBe(201);
-    const refused = await postAvailability(headers, 'b', 3);
-    expect(refused.statusCode).toBe(409);
-    expect(json(refused)).toMatchObject({ quota: 3, detail: expect.stringContaining('3 availabilities') });
+    const refused = expectProblemWithStatus(await postAvailability(headers, 'b', 3), 409, { detail: expect.stringContaining('3 availabilities') });
+    expect(refused).toMatchObject({ quota: 3 });
   });
 
   it('does not limit a tenant whose token states no quota, nor other tenants', async () => {

@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@rm/contracts';
 import { uniqueName, waitFor, type RecordedEvents } from '@rm/testkit';
+import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
 import { BASE, json, recordTenantEvents, startHomeBases, type HomeBasesHarness } from './helpers.js';
 
 // The stream outlives test runs on a shared server: this run's tenant tells its events apart.
@@ -55,19 +56,11 @@ const remove = (date: string, location: string, extra: Record<string, string> = 
 /** What a GET shows of a forecast. */
 const forecast = (date: string, location: string, fields: Body, version: number) => ({ date, location, ...fields, version });
 
-function expectProblem(response: LightMyRequestResponse, status: number): Body {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = json(response);
-  expect(problem).toMatchObject({ title: expect.any(String), detail: expect.any(String) });
-  return problem;
-}
-
 /** The violations of a 400 problem. */
 function violationsOf(response: LightMyRequestResponse): Violation[] {
-  const problem = expectProblem(response, 400);
-  expect(problem.violations).toEqual(expect.any(Array));
-  return problem.violations as Violation[];
+  const { violations } = expectProblemWithStatus(response, 400);
+  expect(violations).toEqual(expect.any(Array));
+  return violations as Violation[];
 }
 
 describe('PUT /resource-overview/{date}/{location}/forecasts', () => {
@@ -178,7 +171,7 @@ describe('If-Match', () => {
 
     const before = harness.writes();
     const stale = await put(DATE, location, { expected_shifts: 4 }, { 'if-match': 'W/"1"' });
-    const problem = expectProblem(stale, 412);
+    const problem = expectProblemWithStatus(stale, 412);
     expect(problem.violations).toBeUndefined();
     expect(problem.detail).toBe(`If-Match does not match the current version of the forecast for '${location}' on ${DATE} (W/"3")`);
     expect(harness.writes()).toBe(before);
@@ -189,7 +182,7 @@ describe('If-Match', () => {
     const location = nextLocation();
     const before = harness.writes();
     for (const ifMatch of ['W/"1"', '*']) {
-      const problem = expectProblem(await put(DATE, location, { expected_shifts: 1 }, { 'if-match': ifMatch }), 412);
+      const problem = expectProblemWithStatus(await put(DATE, location, { expected_shifts: 1 }, { 'if-match': ifMatch }), 412);
       expect(problem.detail).toBe(`If-Match given, but there is no forecast for '${location}' on ${DATE}`);
     }
     expect(harness.writes()).toBe(before);
@@ -201,7 +194,7 @@ describe('If-Match', () => {
     await put(DATE, location, { expected_shifts: 1 });
     await put(DATE, location, { expected_shifts: 2 });
     const before = harness.writes();
-    expectProblem(await remove(DATE, location, { 'if-match': 'W/"1"' }), 412);
+    expectProblemWithStatus(await remove(DATE, location, { 'if-match': 'W/"1"' }), 412);
     expect(harness.writes()).toBe(before);
     expect((await get(DATE, location)).statusCode).toBe(200);
     expect((await remove(DATE, location, { 'if-match': 'W/"2"' })).statusCode).toBe(204);
@@ -228,7 +221,7 @@ describe('GET and DELETE', () => {
 
   it('answers 404 with a problem naming the location and date when there is no forecast', async () => {
     const location = nextLocation();
-    const problem = expectProblem(await get(DATE, location), 404);
+    const problem = expectProblemWithStatus(await get(DATE, location), 404);
     expect(problem.detail).toEqual(expect.stringContaining(location));
     expect(problem.detail).toEqual(expect.stringContaining(DATE));
     expect(problem.violations).toBeUndefined();
@@ -240,14 +233,14 @@ describe('GET and DELETE', () => {
     const response = await remove(DATE, location);
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');
-    expectProblem(await get(DATE, location), 404);
-    expectProblem(await remove(DATE, location), 404);
+    expectProblemWithStatus(await get(DATE, location), 404);
+    expectProblemWithStatus(await remove(DATE, location), 404);
   });
 
   it('answers 404 to a delete of a missing forecast, naming its location and date but not the stored key', async () => {
     const location = 'x';
     const before = harness.writes();
-    const problem = expectProblem(await remove(DATE, location), 404);
+    const problem = expectProblemWithStatus(await remove(DATE, location), 404);
     expect(problem.detail).toEqual(expect.stringContaining(`'${location}'`));
     expect(problem.detail).toEqual(expect.stringContaining(DATE));
     expect(problem.detail).not.toContain(`${DATE}_${location}`);
@@ -281,9 +274,9 @@ describe('tenants', () => {
     const location = nextLocation();
     await put(DATE, location, { expected_shifts: 8 });
 
-    expectProblem(await get(DATE, location, bob), 404);
-    expectProblem(await remove(DATE, location, bob), 404);
-    expectProblem(await put(DATE, location, { expected_shifts: 1 }, { ...bob, 'if-match': 'W/"1"' }), 412);
+    expectProblemWithStatus(await get(DATE, location, bob), 404);
+    expectProblemWithStatus(await remove(DATE, location, bob), 404);
+    expectProblemWithStatus(await put(DATE, location, { expected_shifts: 1 }, { ...bob, 'if-match': 'W/"1"' }), 412);
 
     const own = await put(DATE, location, { expected_shifts: 99 }, bob);
     expect(own.statusCode).toBe(201);

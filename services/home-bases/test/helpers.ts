@@ -1,6 +1,7 @@
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { startService, type RunningService } from '@rm/runtime';
 import { recordEvents, startServiceHarness, type RecordedEvents, type ServiceHarness } from '@rm/testkit';
+import { startTenantService } from '@rm/testkit/suites/tenant-service';
 import { homeBasesService } from '../src/app.js';
 
 export { BASE, json } from '@rm/testkit/service-helpers';
@@ -26,3 +27,7 @@ export function homeBaseBody(overrides: Record<string, unknown> = {}): Record<st
 export function recordTenantEvents(tenant: string): Promise<RecordedEvents<EventEnvelope>> {
   return recordEvents<EventEnvelope>(serviceStream('home-bases').name, `rm.home-bases.${tenant}.>`);
 }
+
+/** The home-bases service as a fresh tenant sees it, its events recorded: what the suites that read events start. */
+export const startTenantHomeBases = () =>
+  startTenantService({ service: 'home-bases', start: startHomeBases, record: recordTenantEvents, sentinel: { path: '/home-base', body: homeBaseBody() } });

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { INTERNAL_API_KEY_HEADER, OPENAPI_PATHS_URL } from '@rm/service-kit';
 import { uniqueName } from '@rm/testkit';
+import { fresh } from '@rm/testkit/suites/home-base-references';
+import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
 import { BASE, json } from './helpers.js';
-import { availabilityEvent, employeeEvent, fresh, useReferenceWorld, type InUse, type ListedReferrer } from './reference-helpers.js';
+import { availabilityEvent, employeeEvent, useReferenceWorld, type InUse, type ListedReferrer } from './reference-helpers.js';
 
 // Claims: what another service's write that names home bases makes here before it writes, and
 // settles with the version it wrote (or drops); the home bases stay until that version's event arrives.
@@ -66,10 +68,9 @@ describe('POST /internal/home-base-claims', () => {
       { field: 'shifts[2].home_base_id', business_id: gone },
       { field: 'shifts[3].start_location.home_base.business_id', business_id: missing },
     ]);
-    expect(response.statusCode).toBe(400);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(json(response)).toMatchObject({ status: 400 });
-    expect(json<{ violations: unknown[] }>(response).violations).toEqual([
+    const refused = expectProblemWithStatus(response, 400);
+    expect(refused).toMatchObject({ status: 400 });
+    expect(refused.violations).toEqual([
       { field: 'shifts[0].start_location.home_base.business_id', message: `home base '${missing}' does not exist` },
       { field: 'shifts[2].home_base_id', message: `home base '${gone}' does not exist` },
       { field: 'shifts[3].start_location.home_base.business_id', message: `home base '${missing}' does not exist` },
@@ -167,9 +168,7 @@ describe('DELETE /internal/home-base-claims/{claim_id}', () => {
 
 describe('PUT /internal/home-base-claims/{claim_id}', () => {
   it('answers 404 problem+json to the settlement of a claim that does not exist, or no longer does', async () => {
-    const unknown = await client.settle(randomUUID(), 1);
-    expect(unknown.statusCode).toBe(404);
-    expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expectProblemWithStatus(await client.settle(randomUUID(), 1), 404);
     const [home] = await client.createHomeBases(1);
     const claim = await claimed(employee(fresh('emp')), home!);
     await client.drop(claim);
@@ -338,11 +337,7 @@ describe('the claim routes', () => {
         await client.inject('PUT', `${CLAIMS}/${claim}`, { version: 1 }, headers),
         await client.inject('DELETE', `${CLAIMS}/${claim}`, undefined, headers),
       ];
-      for (const response of calls) {
-        expect(response.statusCode, key).toBe(403);
-        expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(json<{ detail: string }>(response).detail).toContain(INTERNAL_API_KEY_HEADER);
-      }
+      for (const response of calls) expectProblemWithStatus(response, 403, { detail: expect.stringContaining(INTERNAL_API_KEY_HEADER) });
     }
     // the claim made with the key is the only one, neither settled nor dropped
     expect(await deleteOf(home!)).toEqual({ status: 409, referrers: [pending('e2')], total: 1 });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describeWriteEvents } from '@rm/testkit/suites/write-events';
-import { startTenantService, topLevel } from '@rm/testkit/suites/tenant-service';
-import { homeBaseBody, recordTenantEvents, startHomeBases } from './helpers.js';
+import { topLevel } from '@rm/testkit/suites/tenant-service';
+import { homeBaseBody, startTenantHomeBases } from './helpers.js';
 
 const address = { name: 'Yard', geo_point: { latitude: 51.05, longitude: 3.72 } };
 
 describeWriteEvents({
-  start: () => startTenantService({ service: 'home-bases', start: startHomeBases, record: recordTenantEvents, sentinel: { path: '/home-base', body: homeBaseBody() } }),
+  start: startTenantHomeBases,
   resources: [
     {
       entity: 'home-base',

@@ -1,9 +1,9 @@
 import { describeIfMatchRaces } from '@rm/testkit/suites/if-match-races';
-import { startTenantService, topLevel } from '@rm/testkit/suites/tenant-service';
-import { homeBaseBody, recordTenantEvents, startHomeBases } from './helpers.js';
+import { topLevel } from '@rm/testkit/suites/tenant-service';
+import { homeBaseBody, startTenantHomeBases } from './helpers.js';
 
 describeIfMatchRaces({
-  start: () => startTenantService({ service: 'home-bases', start: startHomeBases, record: recordTenantEvents, sentinel: { path: '/home-base', body: homeBaseBody() } }),
+  start: startTenantHomeBases,
   resources: [
     {
       entity: 'home-base',

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { uniqueName } from '@rm/testkit';
+import { fresh } from '@rm/testkit/suites/home-base-references';
+import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
 import { json } from './helpers.js';
 import {
   availabilityEvent,
   employeeEvent,
-  fresh,
   referrerEvent,
   transportResourceData,
   transportResourceEvent,
@@ -31,10 +32,7 @@ describe('the reference index from employee events', () => {
     await world.publish(employeeEvent(tenant, employee, 1, home, { action: 'created' }));
 
     await client.blocked(home!);
-    const refused = await client.inject('DELETE', `/home-base/${home}`);
-    expect(refused.statusCode).toBe(409);
-    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-    const body = json<InUse>(refused);
+    const body = expectProblemWithStatus<InUse>(await client.inject('DELETE', `/home-base/${home}`), 409);
     expect(body).toMatchObject({ status: 409, title: 'Conflict', referrers: [{ entity: 'employee', id: employee }], referrers_total: 1 });
     expect(body.referrers[0]).not.toHaveProperty('pending');
     expect(body.detail).toContain(home);

@@ -16,6 +16,7 @@ import { declareServiceStream } from '@rm/bus';
 import { INTERNAL_API_KEY_HEADER } from '@rm/service-kit';
 import { waitFor } from '@rm/testkit';
 import { startOnOwnNats, useWorld } from '@rm/testkit/service-helpers';
+import { fresh } from '@rm/testkit/suites/home-base-references';
 import { BASE, homeBaseBody, json, startHomeBases, type HomeBasesHarness } from './helpers.js';
 
 /** The entities whose events name home bases, by entity, and the home-bases consumer that reads each (its ledger's name). */
@@ -175,9 +176,6 @@ export async function startReferenceWorld(variables: Record<string, string> = {}
 
 /** A reference world shared by the tests of the file, with a home-base client of each of `tenants`. */
 export const useReferenceWorld = <Tenants extends string[]>(...tenants: Tenants) => useWorld(startReferenceWorld, homeBaseClient, ...tenants);
-
-/** A new id, `<prefix>-<uuid>`. */
-export const fresh = (prefix: string) => `${prefix}-${randomUUID()}`;
 
 /** HTTP calls of one tenant, with the waits that poll a home base's delete. */
 export function homeBaseClient(harness: HomeBasesHarness, headers: Record<string, string>) {

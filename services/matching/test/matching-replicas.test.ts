@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '@rm/testkit';
-import { HOUR, inputs, startMatchingWorld, type MatchingHarness, type MatchingWorld } from './world.js';
+import { useWorld } from '@rm/testkit/service-helpers';
+import { HOUR, inputs, startMatchingWorld, type MatchingHarness } from './world.js';
 
-let world: MatchingWorld;
-beforeAll(async () => {
-  world = await startMatchingWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
+const { world } = useWorld(startMatchingWorld);
 
 const at = (hours: number) => new Date(Date.UTC(2030, 0, 1) + hours * HOUR).toISOString();
 const place = { start_location: { name: 'Depot', city: 'Gent', country_code: 'BE' } };

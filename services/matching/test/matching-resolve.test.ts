@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '@rm/testkit/service-helpers';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { atHomeBase, HOUR, inputs, startMatchingWorld, type MatchingWorld } from './world.js';
+import { atHomeBase, HOUR, inputs, startMatchingWorld } from './world.js';
 
-let world: MatchingWorld;
-beforeAll(async () => {
-  world = await startMatchingWorld({ MATCHING_RESOLVE_QUIET_MS: '300' });
-});
-afterAll(async () => {
-  await world?.close();
-});
+const { world } = useWorld(() => startMatchingWorld({ MATCHING_RESOLVE_QUIET_MS: '300' }));
 
 const at = (hours: number) => new Date(Date.UTC(2030, 0, 1) + hours * HOUR).toISOString();
 

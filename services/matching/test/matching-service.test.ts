@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { atHomeBase, HOUR, inputs, startMatchingWorld, type MatchingWorld } from './world.js';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '@rm/testkit/service-helpers';
+import { atHomeBase, HOUR, inputs, startMatchingWorld } from './world.js';
 
-let world: MatchingWorld;
-beforeAll(async () => {
-  world = await startMatchingWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
+const { world } = useWorld(startMatchingWorld);
 
 const tomorrow = (hours = 0) => new Date(Date.UTC(2030, 0, 1) + hours * HOUR).toISOString();
 

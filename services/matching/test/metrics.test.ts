@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { parseMetricSamples, waitFor, type MetricSamples } from '@rm/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useWorld } from '@rm/testkit/service-helpers';
 import { tenantLabeller } from '../src/metrics.js';
-import { atHomeBase, HOUR, inputs, startMatchingWorld, type MatchingWorld } from './world.js';
+import { atHomeBase, HOUR, inputs, startMatchingWorld } from './world.js';
 
-let world: MatchingWorld;
-beforeAll(async () => {
-  world = await startMatchingWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
+const { world } = useWorld(startMatchingWorld);
 
 async function scrape(): Promise<MetricSamples> {
   const response = await world.harness.app.inject({ url: '/metrics' });

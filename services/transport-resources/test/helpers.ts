@@ -2,6 +2,7 @@ import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService } from '@rm/runtime';
 import { recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents } from '@rm/testkit';
+import { startTenantService } from '@rm/testkit/suites/tenant-service';
 import { transportResourcesService } from '../src/app.js';
 
 export { BASE, json } from '@rm/testkit/service-helpers';
@@ -34,3 +35,7 @@ export function truckBody(overrides: Record<string, unknown> = {}): Record<strin
 export function recordTenantEvents(tenant: string): Promise<RecordedEvents<EventEnvelope>> {
   return recordEvents<EventEnvelope>(serviceStream('transport-resources').name, `rm.transport-resources.${tenant}.>`);
 }
+
+/** The transport-resources service as a fresh tenant sees it, its events recorded: what the suites that read events start. */
+export const startTenantTransportResources = () =>
+  startTenantService({ service: 'transport-resources', start: startTransportResources, record: recordTenantEvents, sentinel: { path: '/transport-resource', body: truckBody() } });

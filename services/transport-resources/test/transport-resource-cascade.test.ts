@@ -1,14 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { describeCascades } from '@rm/testkit/suites/cascades';
-import { startTenantService } from '@rm/testkit/suites/tenant-service';
 import { TRANSPORT_RESOURCES_COLLECTION } from '../src/store/transport-resource-repository.js';
-import { recordTenantEvents, startTransportResources, truckBody } from './helpers.js';
+import { recordTenantEvents, startTenantTransportResources, truckBody } from './helpers.js';
 
 const path = '/transport-resource';
 const dayOf2032 = (n: number) => new Date(Date.UTC(2032, 0, 1 + n)).toISOString();
 
 describeCascades({
-  start: () => startTenantService({ service: 'transport-resources', start: startTransportResources, record: recordTenantEvents, sentinel: { path, body: truckBody() } }),
+  start: startTenantTransportResources,
   parent: { entity: 'transport-resource', path, collection: TRANSPORT_RESOURCES_COLLECTION, idPrefix: 'truck', body: truckBody() },
   children: [
     {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { describeWriteEvents } from '@rm/testkit/suites/write-events';
-import { startTenantService, subResource, topLevel, type TenantService } from '@rm/testkit/suites/tenant-service';
+import { subResource, topLevel, type TenantService } from '@rm/testkit/suites/tenant-service';
 import { TRANSPORT_RESOURCES_COLLECTION } from '../src/store/transport-resource-repository.js';
-import { recordTenantEvents, startTransportResources, truckBody } from './helpers.js';
+import { startTenantTransportResources, truckBody } from './helpers.js';
 
 const path = '/transport-resource';
 
@@ -18,7 +18,7 @@ const unavailabilitiesOf = (truck: string) => subResource(`${path}/${truck}/unav
 const unavailability = { from: '2031-04-01T00:00:00Z', to: '2031-04-08T00:00:00Z' };
 
 describeWriteEvents({
-  start: () => startTenantService({ service: 'transport-resources', start: startTransportResources, record: recordTenantEvents, sentinel: { path, body: truckBody() } }),
+  start: startTenantTransportResources,
   resources: [
     {
       entity: 'transport-resource',

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { describeIfMatchRaces } from '@rm/testkit/suites/if-match-races';
-import { startTenantService, subResource, topLevel } from '@rm/testkit/suites/tenant-service';
-import { recordTenantEvents, startTransportResources, truckBody } from './helpers.js';
+import { subResource, topLevel } from '@rm/testkit/suites/tenant-service';
+import { startTenantTransportResources, truckBody } from './helpers.js';
 
 const path = '/transport-resource';
 
 describeIfMatchRaces({
-  start: () => startTenantService({ service: 'transport-resources', start: startTransportResources, record: recordTenantEvents, sentinel: { path, body: truckBody() } }),
+  start: startTenantTransportResources,
   resources: [
     {
       entity: 'transport-resource',

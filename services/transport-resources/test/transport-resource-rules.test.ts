@@ -309,10 +309,6 @@ describe('deep nesting outside custom_data', () => {
     ['route_settings', (deep: string) => `${JSON.stringify(truckBody()).slice(0, -1)},"route_settings":{"direct_trips":${deep}}}`],
     ['labels', (deep: string) => `${JSON.stringify(truckBody()).slice(0, -1)},"labels":[${deep}]}`],
   ])('answers 400 to 5000 levels in %s', async (_where, make) => {
-    for (const deep of [nestedObjects(5000), nestedArrays(5000)]) {
-      const response = await putText(nextId(), make(deep));
-      expect(response.statusCode, response.body.slice(0, 300)).toBe(400);
-      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    }
+    for (const deep of [nestedObjects(5000), nestedArrays(5000)]) expectProblem(await putText(nextId(), make(deep)));
   });
 });

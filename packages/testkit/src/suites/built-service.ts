@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { NOBODY_LISTENS_URL } from '../silent-server.js';
 import { createTestServiceEnv, type TestServiceEnv } from '../test-service-env.js';
 import { waitFor } from '../wait-for.js';
 import { BASE } from '../service-helpers.js';
@@ -43,8 +44,9 @@ export function useBuiltService(options: BuiltServiceOptions): BuiltService {
 
   beforeAll(async () => {
     expect(existsSync(options.main), `${options.main} is missing: build first (npx turbo run build --filter=${options.packageName})`).toBe(true);
-    // a service that needs HOME_BASES_URL starts with one nobody answers: a test that names home bases gives its own in variables()
-    const variables = { HOME_BASES_URL: `http://127.0.0.1:9${BASE}`, ...options.variables?.() };
+    // every owner a service may call is one nobody listens at, unless the test gives its own in variables()
+    const owners = { HOME_BASES_URL: NOBODY_LISTENS_URL, EMPLOYEES_URL: NOBODY_LISTENS_URL, TRANSPORT_RESOURCES_URL: NOBODY_LISTENS_URL };
+    const variables = { ...owners, ...options.variables?.() };
     env = await createTestServiceEnv(options.prefix, variables);
     mongo = await MongoClient.connect(env.variables.MONGO_URL ?? '');
     authorization = await env.bearer(options.tenant);

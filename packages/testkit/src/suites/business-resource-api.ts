@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useWorld } from '../service-helpers.js';
 import type { TestServiceEnv } from '../test-service-env.js';
-import { expectProblem, json, type Headers, type InjectedResponse, type ServiceUnderTest, type Body } from './service-under-test.js';
-
+import { expectProblem, expectProblemWithStatus, json, type Headers, type InjectedResponse, type ServiceUnderTest, type Body } from './service-under-test.js';
 
 /** A started service as the suite reads it: its committed writes, and tokens of its test issuer. */
 type ResourceService = ServiceUnderTest & { writes(): number; env: Pick<TestServiceEnv, 'bearer'> };
@@ -31,10 +31,7 @@ function withKeysReversed(value: unknown): unknown {
 
 /** Checks a problem of `status` that names `id` in its detail and, being no 400, has no violations. */
 function expectProblemNaming(status: number, response: InjectedResponse, id: string): void {
-  expect(response.statusCode, response.body.slice(0, 300)).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(json(response)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining(id) });
-  expect(json(response)).not.toHaveProperty('violations');
+  expect(expectProblemWithStatus(response, status, { detail: expect.stringContaining(id) })).not.toHaveProperty('violations');
 }
 
 /**
@@ -45,16 +42,11 @@ function expectProblemNaming(status: number, response: InjectedResponse, id: str
  */
 export function describeBusinessResourceApi<Service extends ResourceService>(route: string, options: BusinessResourceApiOptions<Service>) {
   const { path, body, shown } = options;
-  let service: Service;
+  const { world: service } = useWorld(options.start);
   let owner: Headers;
 
   beforeAll(async () => {
-    service = await options.start();
     owner = await service.as(OWNER);
-  });
-
-  afterAll(async () => {
-    await service?.close();
   });
 
   /** Requests as the suite's tenant; `headers` add to its own or, with another authorization, replace them. */

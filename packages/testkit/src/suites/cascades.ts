@@ -5,10 +5,11 @@ import type { ChildProcess } from 'node:child_process';
 import type { Db } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RecordedEvents } from '../record-events.js';
+import { useWorld } from '../service-helpers.js';
 import { uniqueName } from '../unique-name.js';
 import { waitFor } from '../wait-for.js';
 import { useBuiltService, type BuiltServiceOptions, type Call } from './built-service.js';
-import { subjectOf, useStarted, type Body, type Event, type Published, type TenantService } from './tenant-service.js';
+import { subjectOf, type Body, type Event, type Published, type TenantService } from './tenant-service.js';
 
 /** One kind of sub-resource that a parent's delete removes. */
 export interface CascadedChild {
@@ -101,15 +102,14 @@ export function describeCascades<Service extends TenantService>(options: Cascade
   const gone = () => [404, ...children.map(() => 404)];
 
   describe(`${parent.entity} delete`, () => {
-    const started = useStarted(options.start);
+    const { world: service } = useWorld(options.start);
     const call: Call = async (method, path, body) => {
-      const response = await started().request(method, path, body);
+      const response = await service.request(method, path, body);
       return { status: response.statusCode, body: response.body === '' ? undefined : JSON.parse(response.body) };
     };
     const lists = (id: string) => Promise.all(children.map(async (child) => (await call('GET', listPath(id, child))).body));
 
     it(`removes all its sub-resources, each with one deleted event carrying it, and leaves another ${parent.entity} alone`, async () => {
-      const service = started();
       const [removed, kept] = [newParent(), newParent()];
       const expected = deletesOf(removed, await seed(call, removed, () => 12));
       const keptItems = await seed(call, kept, () => 3);
@@ -145,7 +145,6 @@ export function describeCascades<Service extends TenantService>(options: Cascade
     });
 
     it('leaves no sub-resource behind when writes race the delete, and each one created gets its deleted event', async () => {
-      const service = started();
       const id = newParent();
       const seeded = await seed(call, id, () => 20);
       // the kinds in turn, on bodies of their own

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startSilentServer } from '../silent-server.js';
 import { uniqueName } from '../unique-name.js';
 import { waitFor } from '../wait-for.js';
-import { BASE } from '../service-helpers.js';
+import { BASE, useWorld } from '../service-helpers.js';
 import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type InjectableApp, type Method, type Violation } from './service-under-test.js';
 
 // Writes that name home bases (the claims of @rm/service-kit/resources), against a real home-bases
@@ -38,9 +37,9 @@ export const doesNotExist = (field: string, id: string): Violation => ({ field, 
 
 /** A 400 with exactly these violations, in any order. */
 export function expectRefused(response: InjectedResponse, violations: Violation[]): void {
-  expectProblemWithStatus(response, 400);
   const byField = (a: Violation, b: Violation) => a.field.localeCompare(b.field);
-  expect(json<{ violations: Violation[] }>(response).violations.toSorted(byField)).toEqual(violations.toSorted(byField));
+  const refused = expectProblemWithStatus<{ violations: Violation[] }>(response, 400);
+  expect(refused.violations.toSorted(byField)).toEqual(violations.toSorted(byField));
 }
 
 export type HomeBasesApi = ReturnType<typeof useHomeBasesHarness>;
@@ -50,14 +49,10 @@ export type HomeBasesApi = ReturnType<typeof useHomeBasesHarness>;
  * it (paths below BASE) and to its home-bases service.
  */
 export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, tenant: string) {
-  let harness: HomeBasesHarness;
+  const { world: harness } = useWorld(start);
   let headers: Headers;
   beforeAll(async () => {
-    harness = await start();
     headers = await harness.as(tenant);
-  });
-  afterAll(async () => {
-    await harness?.close();
   });
 
   const homeBaseUrl = (id: string) => `${BASE}/home-base/${id}`;
@@ -66,9 +61,7 @@ export function useHomeBasesHarness(start: () => Promise<HomeBasesHarness>, tena
 
   /** The DELETE of a home base that something names: a problem+json 409 listing what does. */
   async function refusedDelete(id: string): Promise<InUse> {
-    const response = await deleteHomeBase(id);
-    expectProblemWithStatus(response, 409);
-    const inUse = json<InUse>(response);
+    const inUse = expectProblemWithStatus<InUse>(await deleteHomeBase(id), 409);
     expect(inUse.status).toBe(409);
     return inUse;
   }
@@ -269,18 +262,8 @@ export function describeHomeBaseReferences({ start, resource }: HomeBaseReferenc
     });
 
     describe('with a home-bases service that does not answer', () => {
-      let silent: Server;
-      beforeAll(async () => {
-        // accepts connections and never answers
-        silent = createServer(() => undefined);
-        await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-      });
-      afterAll(async () => {
-        silent?.closeAllConnections();
-        await new Promise((resolve) => silent?.close(resolve));
-      });
-      const silentUrl = () => `http://127.0.0.1:${(silent.address() as AddressInfo).port}${BASE}`;
-      const api = useHomeBasesHarness(() => start({ HOME_BASES_URL: silentUrl(), HOME_BASES_TIMEOUT_MS: '500' }), uniqueName('hb-silent'));
+      const { world: silent } = useWorld(startSilentServer);
+      const api = useHomeBasesHarness(() => start({ HOME_BASES_URL: silent.url, HOME_BASES_TIMEOUT_MS: '500' }), uniqueName('hb-silent'));
       const { put, get } = resourceRequests(api);
 
       it('refuses a PUT naming a home base with a problem+json 503 once HOME_BASES_TIMEOUT_MS has passed, and writes nothing', async () => {

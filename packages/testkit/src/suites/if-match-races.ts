@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { json } from './service-under-test.js';
-import { create, eventsOf, useStarted, type Body, type Paths, type TenantService } from './tenant-service.js';
+import { useWorld } from '../service-helpers.js';
+import { expectProblemWithStatus, json } from './service-under-test.js';
+import { create, eventsOf, type Body, type Paths, type TenantService } from './tenant-service.js';
 
 const WRITERS = 10;
 const writers = Array.from({ length: WRITERS }, (_, writer) => writer);
@@ -28,7 +29,7 @@ export function describeIfMatchRaces<Service extends TenantService>(options: {
   start(): Promise<Service>;
   resources: RacedResource<Service>[];
 }): void {
-  const started = useStarted(options.start);
+  const { world: service } = useWorld(options.start);
 
   describe('concurrent conditional writes', () => {
     for (const { entity, place: placeOf, variant } of options.resources) {
@@ -36,10 +37,9 @@ export function describeIfMatchRaces<Service extends TenantService>(options: {
         [`${entity}.created`, 1],
         ...Array.from({ length: count - 1 }, (_, index) => [`${entity}.updated`, index + 2]),
       ];
-      const typesAndVersions = (entityId: string) => eventsOf(started(), entityId).map(({ event }) => [event.type, event.version]);
+      const typesAndVersions = (entityId: string) => eventsOf(service, entityId).map(({ event }) => [event.type, event.version]);
 
       it(`let exactly one of ten PUTs of a ${entity} with the same If-Match win`, async () => {
-        const service = started();
         const place = await placeOf(service);
         // the race is on a version past the first
         const { id } = await create(service, place, variant(WRITERS));
@@ -51,9 +51,7 @@ export function describeIfMatchRaces<Service extends TenantService>(options: {
         const statuses = responses.map((response) => response.statusCode);
         expect(statuses.filter((status) => status === 200), String(statuses)).toHaveLength(1);
         expect(statuses.filter((status) => status === 412), String(statuses)).toHaveLength(WRITERS - 1);
-        for (const response of responses.filter(({ statusCode }) => statusCode === 412)) {
-          expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-        }
+        for (const response of responses.filter(({ statusCode }) => statusCode === 412)) expectProblemWithStatus(response, 412);
         expect(service.writes() - before, 'committed writes').toBe(1);
         const winner = statuses.indexOf(200);
 
@@ -67,7 +65,6 @@ export function describeIfMatchRaces<Service extends TenantService>(options: {
       });
 
       it(`create a new ${entity} once when ten unconditional PUTs race: one 201, nine 200, each a version of its own`, async () => {
-        const service = started();
         const place = await placeOf(service);
         const id = place.newId();
         const responses = await Promise.all(writers.map((writer) => service.request('PUT', place.item(id), variant(writer))));

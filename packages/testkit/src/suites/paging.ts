@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useWorld } from '../service-helpers.js';
 import { expectProblem, json, type Headers, type ServiceUnderTest } from './service-under-test.js';
 
 export interface PagingOptions<Service extends ServiceUnderTest> {
@@ -31,7 +32,7 @@ type Cursors = { self?: string; next?: string; prev?: string };
 export function describePaging<Service extends ServiceUnderTest>(route: string, options: PagingOptions<Service>): { service(): Service } {
   const { path, listProperty, ids } = options;
   const { inListOrder, keyBetween } = options.listOrder;
-  let service: Service;
+  const { world: service } = useWorld(options.start);
   let owner: Headers;
 
   const put = (id: string, payload: object, headers = owner, extra: Headers = {}) =>
@@ -48,14 +49,9 @@ export function describePaging<Service extends ServiceUnderTest>(route: string, 
   }
 
   beforeAll(async () => {
-    service = await options.start();
     owner = await service.as('tenant-paging');
     // written against list order: lists read by position, not in the order of writing
     for (const id of [...ids].reverse()) expect((await put(id, options.body(id))).statusCode).toBe(201);
-  });
-
-  afterAll(async () => {
-    await service?.close();
   });
 
   describe(route, () => {

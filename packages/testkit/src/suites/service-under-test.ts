@@ -31,18 +31,32 @@ export interface ServiceUnderTest {
 
 export { json } from '../service-helpers.js';
 
-/** An application/problem+json answer of the status. */
-export function expectProblemWithStatus(response: InjectedResponse, status: number): void {
+/** An application/problem+json body, as far as the suites read it. */
+export interface Problem {
+  title: string;
+  detail: string;
+  violations?: Violation[];
+}
+
+/**
+ * An application/problem+json answer of the status with a title and a detail, each as `expected` has it
+ * where it says (a string, or a matcher such as expect.stringContaining); returns the problem, read as `Shape`.
+ */
+export function expectProblemWithStatus<Shape = Problem>(
+  response: InjectedResponse,
+  status: number,
+  expected: { title?: unknown; detail?: unknown } = {},
+): Shape {
   expect(response.statusCode, response.body).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const problem = json<Shape>(response);
+  expect(problem).toMatchObject({ title: expected.title ?? expect.any(String), detail: expected.detail ?? expect.any(String) });
+  return problem;
 }
 
 /** The violations of a 400 problem, checked to be application/problem+json with a title and a detail. */
 export function expectProblem(response: InjectedResponse): Violation[] {
-  expectProblemWithStatus(response, 400);
-  const problem = json<{ title: string; detail: string; violations: Violation[] }>(response);
-  expect(problem).toMatchObject({ title: expect.any(String), detail: expect.any(String) });
-  return problem.violations;
+  return expectProblemWithStatus<{ violations: Violation[] }>(response, 400).violations;
 }
 
 /**

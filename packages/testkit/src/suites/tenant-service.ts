@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from 'mongodb';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { RecordedEvents } from '../record-events.js';
 import type { ServiceHarness } from '../service-harness.js';
 import { uniqueName } from '../unique-name.js';
@@ -156,19 +156,4 @@ export async function create(service: TenantService, paths: Paths, body: Body): 
   const created = await service.request('PUT', paths.item(id), body);
   expect(created.statusCode, created.body).toBe(201);
   return { id, created };
-}
-
-/** Starts the service before the tests of the block it is called in, and closes it after them; returns it. */
-export function useStarted<Service extends { close(): Promise<void> }>(start: () => Promise<Service>): () => Service {
-  let service: Service | undefined;
-  beforeAll(async () => {
-    service = await start();
-  });
-  afterAll(async () => {
-    await service?.close();
-  });
-  return () => {
-    if (service === undefined) throw new Error('the service has not started');
-    return service;
-  };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../unique-name.js';
-import { BASE } from '../service-helpers.js';
+import { BASE, useWorld } from '../service-helpers.js';
 import { expectProblemWithStatus, json, type Body, type Headers, type InjectedResponse, type Method, type ServiceUnderTest, UUID_V7 } from './service-under-test.js';
 
 // The unavailability routes of @rm/service-kit (`{parent}/{id}/unavailability…`), as every service
@@ -43,7 +43,7 @@ export function describeUnavailabilityApi({ start, parent }: UnavailabilityApiOp
   const listPath = `/${parent.name}/{${parent.field}}/unavailability`;
   const itemPath = `${listPath}/{unavailability_id}`;
 
-  let harness: UnavailabilityHarness;
+  const { world: harness } = useWorld(start);
   let alice: Headers;
 
   const send = (method: Method, url: string, body?: unknown, headers: Headers = {}) =>
@@ -63,13 +63,8 @@ export function describeUnavailabilityApi({ start, parent }: UnavailabilityApiOp
 
   describe(`${parent.name} unavailabilities`, () => {
     beforeAll(async () => {
-      harness = await start();
       alice = await harness.as(uniqueName('tenant-a'));
       expect((await putParent(PARENT)).statusCode).toBe(201);
-    });
-
-    afterAll(async () => {
-      await harness?.close();
     });
 
     describe(`POST ${listPath}`, () => {
@@ -256,8 +251,7 @@ export function describeUnavailabilityApi({ start, parent }: UnavailabilityApiOp
         expect((await put(id, away('08:00', '11:00'), { 'if-match': 'W/"1"' })).statusCode).toBe(200);
         const before = harness.writes();
         const stale = await put(id, away('08:00', '12:00'), { 'if-match': 'W/"1"' });
-        expectProblemWithStatus(stale, 412);
-        expect(json(stale)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining(id) });
+        expectProblemWithStatus(stale, 412, { detail: expect.stringContaining(id) });
         expect(harness.writes()).toBe(before);
         expect(json(await get(id))).toMatchObject({ ...away('08:00', '11:00'), version: 2 });
       });
@@ -281,9 +275,7 @@ export function describeUnavailabilityApi({ start, parent }: UnavailabilityApiOp
       it('refuses a to that is not strictly after from, naming to', async () => {
         for (const body of [away('10:00', '10:00'), away('10:00', '09:00'), { from: '2024-05-01T10:00:00+02:00', to: '2024-05-01T08:00:00Z' }]) {
           const id = newId();
-          const response = await put(id, body);
-          expectProblemWithStatus(response, 400);
-          expect(json(response).violations).toEqual([{ field: 'to', message: 'must be after from' }]);
+          expect(expectProblemWithStatus(await put(id, body), 400).violations).toEqual([{ field: 'to', message: 'must be after from' }]);
           expect((await get(id)).statusCode).toBe(404);
         }
         expect(violatedFields(await post(away('10:00', '10:00')))).toEqual(['to']);
@@ -330,9 +322,7 @@ export function describeUnavailabilityApi({ start, parent }: UnavailabilityApiOp
     describe(`GET ${itemPath}`, () => {
       it('answers 404 naming a missing unavailability', async () => {
         const id = newId();
-        const response = await get(id);
-        expectProblemWithStatus(response, 404);
-        expect(json(response)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining(id) });
+        expectProblemWithStatus(await get(id), 404, { detail: expect.stringContaining(id) });
       });
 
       it(`does not find an unavailability under another ${parent.name}'s path`, async () => {
@@ -389,8 +379,7 @@ export function describeUnavailabilityApi({ start, parent }: UnavailabilityApiOp
           await put(id, away('08:00', '10:00'), {}, 'nobody'),
           await remove(id, {}, 'nobody'),
         ]) {
-          expectProblemWithStatus(response, 404);
-          expect(json(response)).toMatchObject({ title: expect.any(String), detail: expect.stringContaining('nobody') });
+          expectProblemWithStatus(response, 404, { detail: expect.stringContaining('nobody') });
         }
         expect(harness.writes()).toBe(before);
       });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { useWorld } from '../service-helpers.js';
 import { waitFor } from '../wait-for.js';
-import { json, type InjectedResponse, UUID_V7 } from './service-under-test.js';
+import { expectProblemWithStatus, json, type InjectedResponse, UUID_V7 } from './service-under-test.js';
 import {
   arrived,
   create,
@@ -12,7 +13,6 @@ import {
   type Body,
   type Paths,
   type TenantService,
-  useStarted,
 } from './tenant-service.js';
 
 /** A write, and the status it answers. */
@@ -62,28 +62,28 @@ export function describeWriteEvents<Service extends TenantService>(options: {
   start(): Promise<Service>;
   resources: EventedResource<Service>[];
 }): () => Service {
-  const service = useStarted(options.start);
-  const request: Service['request'] = (...args) => service().request(...args);
+  const { world: service } = useWorld(options.start);
+  const request: Service['request'] = (...args) => service.request(...args);
   const read = async (path: string) => json(await request('GET', path));
 
   for (const resource of options.resources) {
-    const collection = () => service().db.collection(resource.collection);
+    const collection = () => service.db.collection(resource.collection);
     /** The entity's events once `actions.length` have arrived and nothing more is due, checked to be those actions. */
     async function settledEvents(entityId: string, actions: string[]) {
-      await arrived(service(), entityId, actions.length);
-      await service().settle();
-      const events = eventsOf(service(), entityId);
-      const expected = actions.map((action, index) => [subjectOf(service(), resource.entity, action), `${resource.entity}.${action}`, entityId, index + 1]);
+      await arrived(service, entityId, actions.length);
+      await service.settle();
+      const events = eventsOf(service, entityId);
+      const expected = actions.map((action, index) => [subjectOf(service, resource.entity, action), `${resource.entity}.${action}`, entityId, index + 1]);
       expect(summary(events)).toEqual(expected);
       return events;
     }
 
     describe(`${resource.entity} events`, () => {
       it('publishes created, updated and deleted once each, in order, with the version and the representation', async () => {
-        const place = await resource.place(service());
+        const place = await resource.place(service);
         const { answered = (state: Body) => state, updateStatus = 200 } = place;
-        const before = service().writes();
-        const { id, created } = await create(service(), place, place.body);
+        const before = service.writes();
+        const { id, created } = await create(service, place, place.body);
         const item = place.item(id);
         const createdState = await read(item);
         expect(createdState).toEqual(place.shown(id, place.body, 1));
@@ -99,13 +99,13 @@ export function describeWriteEvents<Service extends TenantService>(options: {
         expect(updatedState).toEqual(place.shown(id, place.changedKept ?? place.changed, 2));
         expect(json(updated)).toEqual(answered(updatedState));
         expect((await request('DELETE', item)).statusCode).toBe(204);
-        expect(service().writes() - before, 'committed writes').toBe(3);
+        expect(service.writes() - before, 'committed writes').toBe(3);
 
         const events = await settledEvents(place.entityId(id), ['created', 'updated', 'deleted']);
         // a delete carries the removed state, so that a consumer can drop what it derived from it
         expect(events.map(({ event }) => event.data)).toEqual([createdState, updatedState, updatedState]);
         for (const { event } of events) {
-          expect(event.tenant).toBe(service().tenant);
+          expect(event.tenant).toBe(service.tenant);
           expect(event.id).toMatch(UUID_V7);
           expect(Date.parse(event.occurred_at)).not.toBeNaN();
         }
@@ -113,17 +113,17 @@ export function describeWriteEvents<Service extends TenantService>(options: {
       });
 
       it('publishes one event for each write made with Prefer: return=minimal', async () => {
-        const place = await resource.place(service());
-        const before = service().writes();
+        const place = await resource.place(service);
+        const before = service.writes();
         let id: string;
         // where only a POST creates, the create is a plain one and the update the minimal write
-        if (place.newId === undefined) ({ id } = await create(service(), place, place.body));
+        if (place.newId === undefined) ({ id } = await create(service, place, place.body));
         else {
           id = place.newId();
           expect((await request('PUT', place.item(id), place.body, MINIMAL)).statusCode).toBe(204);
         }
         expect((await request('PUT', place.item(id), place.changed, MINIMAL)).statusCode).toBe(204);
-        expect(service().writes() - before, 'committed writes').toBe(2);
+        expect(service.writes() - before, 'committed writes').toBe(2);
 
         const events = await settledEvents(place.entityId(id), ['created', 'updated']);
         expect(events[0]?.event.data).toEqual(place.shown(id, place.body, 1));
@@ -132,16 +132,16 @@ export function describeWriteEvents<Service extends TenantService>(options: {
       });
 
       it('publishes nothing for an unchanged PUT or a refused write (400, 404, 409, 412)', async () => {
-        const place = await resource.place(service());
+        const place = await resource.place(service);
         const { updateStatus = 200 } = place;
-        const { id } = await create(service(), place, place.body);
+        const { id } = await create(service, place, place.body);
         const item = place.item(id);
         expect((await request('PUT', item, place.changed)).headers.etag).toBe('W/"2"');
         const state = await read(item);
         await settledEvents(place.entityId(id), ['created', 'updated']);
-        const seen = service().published().length;
-        const before = service().writes();
-        const documents = () => collection().countDocuments({ tenant: service().tenant });
+        const seen = service.published().length;
+        const before = service.writes();
+        const documents = () => collection().countDocuments({ tenant: service.tenant });
         const documentsBefore = await documents();
         const listed = place.list === undefined ? undefined : (await request('GET', place.list)).body;
         const missing = place.item(place.newId?.() ?? randomUUID());
@@ -173,28 +173,25 @@ export function describeWriteEvents<Service extends TenantService>(options: {
         }
         for (const [status, write] of writes) {
           const response = await write();
-          expect(response.statusCode, `answered ${status}: ${response.body}`).toBe(status);
-          if (status >= 400) {
-            expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-            expect(json(response)).toMatchObject({ title: expect.any(String), detail: expect.any(String) });
-          }
+          if (status >= 400) expectProblemWithStatus(response, status);
+          else expect(response.statusCode, response.body).toBe(status);
         }
-        expect(service().writes() - before, 'committed writes').toBe(0);
+        expect(service.writes() - before, 'committed writes').toBe(0);
         // events live only inside written documents: refused writes, creates included, leave neither
         expect(await documents()).toBe(documentsBefore);
 
-        await service().settle();
-        expect(publishedSince(service(), seen)).toEqual([]);
+        await service.settle();
+        expect(publishedSince(service, seen)).toEqual([]);
         expect(await read(item)).toEqual(state);
         if (place.list !== undefined) expect((await request('GET', place.list)).body).toBe(listed);
       });
 
       it('leaves no event waiting in the outbox once published', async () => {
-        await service().settle();
+        await service.settle();
         const waiting = () => collection().countDocuments({ outbox: { $exists: true } });
         await waitFor('the outbox to be empty', async () => (await waiting()) === 0);
       });
     });
   }
-  return service;
+  return () => service;
 }

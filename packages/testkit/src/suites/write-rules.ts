@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useWorld } from '../service-helpers.js';
 import { expectProblem, json, type Headers, type ServiceUnderTest, type Violation, type Body } from './service-under-test.js';
-
 
 export interface WriteRulesOptions<Service extends ServiceUnderTest & { writes(): number }> {
   /** Starts the service once for the file; the suite closes it after the file's tests. */
@@ -21,17 +21,12 @@ export interface WriteRulesOptions<Service extends ServiceUnderTest & { writes()
  */
 export function describeWriteRules<Service extends ServiceUnderTest & { writes(): number }>(options: WriteRulesOptions<Service>) {
   const { path } = options;
-  let service: Service;
+  const { world: service } = useWorld(options.start);
   let headers: Headers;
   let counter = 0;
 
   beforeAll(async () => {
-    service = await options.start();
     headers = await service.as('tenant-rules');
-  });
-
-  afterAll(async () => {
-    await service?.close();
   });
 
   /** A fresh id, so that every accepted body creates a resource of its own. */
