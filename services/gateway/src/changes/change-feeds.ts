@@ -38,15 +38,16 @@ export function startChangeFeeds({ js, jsm, logger, heartbeatMs, feedsPerTenant 
   const tails = startStreamTails({ js, jsm, logger, retryMs: 1_000 });
   const open = new Map<string, Set<TenantFeed>>();
 
-  /** Where a feed starts: the caller's position, checked against what the streams keep, or their ends now. */
-  async function startingPoint(position: FeedRequest['position']): Promise<FeedPosition> {
+  /** Where a feed starts (the caller's position, checked against what the streams keep, or their ends now), and their ends. */
+  async function startingPoint(position: FeedRequest['position']): Promise<{ from: FeedPosition; ends: FeedPosition }> {
     const states = await Promise.all(FEED_STREAMS.map(async ({ name }) => (await jsm.streams.info(name)).state));
-    if (position === undefined) return states.map((state) => state.last_seq);
+    const ends = states.map((state) => state.last_seq);
+    if (position === undefined) return { from: ends, ends };
     const from = decodePosition(position.value);
     if (from === undefined) throw new ValidationProblem([{ field: position.field, message: 'must be an event id this feed sent' }]);
     // before the first kept event, or beyond the last (the streams were replaced): events are missing
     if (from.some((seq, index) => seq < states[index]!.first_seq - 1 || seq > states[index]!.last_seq)) throw new FeedPositionGone(position.field);
-    return from;
+    return { from, ends };
   }
 
   return {
@@ -54,7 +55,7 @@ export function startChangeFeeds({ js, jsm, logger, heartbeatMs, feedsPerTenant 
       const wanted = parseTypeFilter(types);
       if (!wanted.ok) throw new ValidationProblem(wanted.violations);
       if (!tails.ready()) throw new ServiceUnavailable('The change feed is starting; retry in a moment.');
-      const from = await startingPoint(position);
+      const { from, ends } = await startingPoint(position);
       const tenantFeeds = open.get(tenant) ?? new Set();
       if (tenantFeeds.size >= feedsPerTenant) throw new TooManyFeeds(feedsPerTenant);
       const feed = openTenantFeed({
@@ -63,6 +64,7 @@ export function startChangeFeeds({ js, jsm, logger, heartbeatMs, feedsPerTenant 
         tenant,
         filter: wanted.filter,
         from,
+        ends,
         heartbeatMs,
         highWaterBytes: HIGH_WATER_BYTES,
         bufferedEvents: BUFFERED_EVENTS,

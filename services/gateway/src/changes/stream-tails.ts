@@ -2,12 +2,30 @@ import type { ConsumerMessages, JetStreamClient, JetStreamManager } from '@nats-
 import type { Logger } from '@rm/service-kit';
 import { FEED_STREAMS, parseEventSubject, type FeedStream } from '@rm/contracts';
 
-/** One event of a feed stream, as the feed needs it: where it is, what it is, and its envelope as sent. */
+/** One event of a feed stream, as the feed needs it: where it is, what it is, and its `data` line. */
 export interface FeedMessage {
   seq: number;
   entity: string;
   action: string;
-  envelope: string;
+  /** The event as the feed shows it (the envelope without its tenant), serialised once however many feeds show it. */
+  data(): string;
+}
+
+/** A FeedMessage of a stream message whose subject is an event's. */
+export function feedMessage(seq: number, subject: { entity: string; action: string }, envelope: string): FeedMessage {
+  let data: string | undefined;
+  return {
+    seq,
+    entity: subject.entity,
+    action: subject.action,
+    data() {
+      if (data === undefined) {
+        const { tenant: _tenant, ...event } = JSON.parse(envelope) as Record<string, unknown>;
+        data = JSON.stringify(event);
+      }
+      return data;
+    },
+  };
 }
 
 export type FeedListener = (message: FeedMessage) => void;
@@ -57,7 +75,7 @@ export function startStreamTails({ js, jsm, logger, retryMs }: StreamTailsOption
         const subject = parseEventSubject(msg.subject);
         const tenantListeners = subject === undefined ? undefined : listeners.get(subject.tenant);
         if (subject !== undefined && tenantListeners !== undefined) {
-          const message = { seq: msg.seq, entity: subject.entity, action: subject.action, envelope: msg.string() };
+          const message = feedMessage(msg.seq, subject, msg.string());
           for (const listener of tenantListeners) listener(message);
         }
         delivered = msg.seq;

@@ -3,7 +3,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { FEED_STREAMS, parseEventSubject, tenantSubject, type TypeFilter } from '@rm/contracts';
 import { encodePosition, type FeedPosition } from './feed-position.js';
-import type { FeedMessage, StreamTail } from './stream-tails.js';
+import { feedMessage, type FeedMessage, type StreamTail } from './stream-tails.js';
 
 export interface TenantFeedOptions {
   js: JetStreamClient;
@@ -12,6 +12,8 @@ export interface TenantFeedOptions {
   filter: TypeFilter;
   /** Where the caller is: everything after it is shown. */
   from: FeedPosition;
+  /** The end of each stream when the feed opened: its first reading of history goes up to there. */
+  ends: FeedPosition;
   heartbeatMs: number;
   /** Bytes the caller may leave unread before the feed stops buffering and reads from the streams again. */
   highWaterBytes: number;
@@ -55,8 +57,7 @@ export function openTenantFeed(options: TenantFeedOptions): TenantFeed {
   function show(index: number, message: FeedMessage): void {
     shown[index] = message.seq;
     if (!filter(message.entity, message.action)) return;
-    const { tenant: _tenant, ...event } = JSON.parse(message.envelope) as Record<string, unknown>;
-    body.write(`id: ${encodePosition(shown)}\nevent: ${message.entity}.${message.action}\ndata: ${JSON.stringify(event)}\n\n`);
+    body.write(`id: ${encodePosition(shown)}\nevent: ${message.entity}.${message.action}\ndata: ${message.data()}\n\n`);
   }
 
   const unlisten = tails.map((tail, index) =>
@@ -96,7 +97,7 @@ export function openTenantFeed(options: TenantFeedOptions): TenantFeed {
       try {
         for await (const msg of messages) {
           const subject = parseEventSubject(msg.subject);
-          if (subject !== undefined) show(index, { seq: msg.seq, entity: subject.entity, action: subject.action, envelope: msg.string() });
+          if (subject !== undefined) show(index, feedMessage(msg.seq, subject, msg.string()));
           await drained();
           if (closed || msg.seq >= last || msg.info.pending === 0) break;
         }
@@ -110,11 +111,14 @@ export function openTenantFeed(options: TenantFeedOptions): TenantFeed {
 
   async function run(): Promise<void> {
     catchUpAgain();
+    let ends: FeedPosition | undefined = options.ends;
     while (!closed) {
       for (const [index, stream] of FEED_STREAMS.entries()) {
-        await readHistory(index, await options.lastSequence(stream.name));
+        await readHistory(index, ends?.[index] ?? (await options.lastSequence(stream.name)));
         if (closed) return;
       }
+      // later rounds read up to the ends as they are then
+      ends = undefined;
       if (overflowed) {
         catchUpAgain();
         continue;
