@@ -4,6 +4,7 @@
 import { cpus } from 'node:os';
 import { describeServers, startRunServers } from '@rm/testkit';
 import { availabilityBench } from './availability.bench.ts';
+import { changeFeedBench } from './change-feed.bench.ts';
 import { deploymentsBench } from './deployments.bench.ts';
 import { eventPathBench } from './event-path.bench.ts';
 import { gatewayBench } from './gateway.bench.ts';
@@ -18,7 +19,7 @@ import { matchingQualityBench } from './matching-quality.bench.ts';
 import { matchingServiceBench } from './matching-service.bench.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, requestSizeBench, listAnswerBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, requestSizeBench, listAnswerBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench, changeFeedBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));

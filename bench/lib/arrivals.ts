@@ -1,7 +1,10 @@
 const ARRIVAL_TIMEOUT_MS = 600_000;
 
-/** When a consumer's handler received each event (by a key of the caller's), and a wait for one that has not come yet. */
-export function createArrivals() {
+/**
+ * When a consumer's handler received each event (by a key of the caller's), and a wait for one that has
+ * not come yet, which fails after `timeoutMs` (a lost event is a result too).
+ */
+export function createArrivals(timeoutMs = ARRIVAL_TIMEOUT_MS) {
   const times = new Map<string, bigint>();
   const waiting = new Map<string, () => void>();
   return {
@@ -13,7 +16,7 @@ export function createArrivals() {
       const known = times.get(key);
       if (known !== undefined) return known;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no event for ${key} within ${ARRIVAL_TIMEOUT_MS} ms`)), ARRIVAL_TIMEOUT_MS);
+        const timer = setTimeout(() => reject(new Error(`no event for ${key} within ${timeoutMs} ms`)), timeoutMs);
         waiting.set(key, () => {
           clearTimeout(timer);
           waiting.delete(key);
