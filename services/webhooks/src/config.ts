@@ -19,7 +19,11 @@ export const webhooksConfigSpec = {
   WEBHOOK_RETRY_FOR_MS: { type: 'duration-ms', min: 100, default: 24 * HOUR },
   /** A subscription whose every attempt failed for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_MS: { type: 'duration-ms', min: 100, default: 72 * HOUR },
-  /** Attempts under way at once, and of one tenant at once. */
-  WEBHOOK_CONCURRENCY: { type: 'int', min: 1, max: 1_000, default: 64 },
+  /**
+   * Attempts under way at once, and of one tenant at once. An attempt waiting on a receiver costs a socket, not
+   * CPU: the total is large enough that tenants whose receivers all hang (each holding its own share until the
+   * timeout) still leave room for the others.
+   */
+  WEBHOOK_CONCURRENCY: { type: 'int', min: 1, max: 10_000, default: 500 },
   WEBHOOK_CONCURRENCY_PER_TENANT: { type: 'int', min: 1, max: 1_000, default: 4 },
 } as const satisfies ConfigSpec;
