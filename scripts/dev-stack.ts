@@ -13,6 +13,7 @@ const SERVICE_PORTS: Record<ServiceName, number> = {
   'home-bases': 3003,
   deployments: 3004,
   matching: 3005,
+  webhooks: 3006,
 };
 const GATEWAY = `http://127.0.0.1:${SERVICE_PORTS.gateway}`;
 const DEMO_TENANT = process.env.RM_DEMO_TENANT ?? 'demo';

@@ -13,7 +13,7 @@ import { MongoClient } from 'mongodb';
 import { findFreePort, testNatsPassword, uniqueName, type TestServerUrls } from '@rm/testkit';
 import { PATH_OWNERS } from '@rm/gateway/testing';
 
-export const SERVICE_NAMES = ['gateway', 'employees', 'transport-resources', 'home-bases', 'deployments', 'matching'] as const;
+export const SERVICE_NAMES = ['gateway', 'employees', 'transport-resources', 'home-bases', 'deployments', 'matching', 'webhooks'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export const BASE_PATH = '/resource-management/v1';
@@ -141,7 +141,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     LOG_LEVEL: options.logLevel ?? 'info',
     MONGO_URL: options.mongoUrl,
     MONGO_DB: databases[name],
-    // six services on a FerretDB stay under its PostgreSQL connections (testkit's ferretdb-storage.ts)
+    // seven services on a FerretDB stay under its PostgreSQL connections (testkit's ferretdb-storage.ts)
     MONGO_MAX_POOL_SIZE: '4',
     NATS_URL: options.natsUrl,
     NATS_PASSWORD: options.natsPassword,
@@ -156,6 +156,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     EMPLOYEES_URL: `${origins.employees}${BASE_PATH}`,
     TRANSPORT_RESOURCES_URL: `${origins['transport-resources']}${BASE_PATH}`,
     INTERNAL_API_KEY: options.internalApiKey,
+    // a development stack: its webhook receivers run on this machine
+    ...(name === 'webhooks' ? { WEBHOOK_TARGETS: 'any' } : {}),
     ...(options.nodeOptions === undefined ? {} : { NODE_OPTIONS: options.nodeOptions }),
     ...(name === 'gateway'
       ? {

@@ -25,6 +25,9 @@ await writeFile(join(generated, 'api.ts'), HEADER + astToString(await openapiTS(
 const table: Record<string, unknown> = {};
 for (const [path, item] of Object.entries(document.paths)) {
   for (const [method, operation] of Object.entries(item)) {
+    // streams are not calls: the client has its own `changes` (the feed) and `importLines` (an import)
+    const answers = operation.responses['200']?.content ?? {};
+    if ('text/event-stream' in answers || 'application/x-ndjson' in answers) continue;
     table[operation.operationId] = {
       method: method.toUpperCase(),
       path,

@@ -1,5 +1,7 @@
 import createFetchClient from 'openapi-fetch';
+import { followChanges, type Change, type ChangesOptions } from './changes.js';
 import { ApiError, asProblem } from './errors.js';
+import { importLines, type ImportLine, type ImportOutcome } from './import.js';
 import type { paths } from './generated/api.js';
 import { OPERATIONS } from './generated/operations.js';
 import type { ApiResult, Arguments, Data, Item, OperationId, PagedOperationId } from './operation-types.js';
@@ -29,6 +31,10 @@ export interface ClientOptions {
 export type ApiClient = { [Id in OperationId]: (...args: Arguments<Id>) => Promise<ApiResult<Data<Id>>> } & {
   /** Every item of a paged list, page after page, following `cursors.next`. */
   each: { [Id in PagedOperationId]: (...args: Arguments<Id>) => AsyncIterable<Item<Id>> };
+  /** The tenant's changes as they happen (GET /changes), resumed after a break; see changes.ts. */
+  changes(options?: ChangesOptions): AsyncIterable<Change>;
+  /** Many writes in one request (POST /import), each line's outcome as it comes; see import.ts. */
+  importLines(lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, options?: { signal?: AbortSignal }): AsyncIterable<ImportOutcome>;
 };
 
 /** The options of any operation, as the methods take them apart. */
@@ -97,7 +103,18 @@ export function createClient(options: ClientOptions): ApiClient {
       .filter(([, operation]) => 'list' in operation)
       .map(([id]) => [id, (...args: unknown[]) => each(id as OperationId, args)]),
   );
-  return { ...methods, each: iterators } as ApiClient;
+  // no timeout on the streams: the feed's heartbeats tell a live one from a lost one, and an import takes its time
+  const feedFetch = authorizedFetch(tokens, retry, options.fetch ?? globalThis.fetch);
+  const changes = (changesOptions?: ChangesOptions) =>
+    followChanges((query, signal) => feedFetch(new Request(`${options.baseUrl}/changes?${query}`, { signal })), changesOptions);
+  const imports = (lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, importOptions: { signal?: AbortSignal } = {}) =>
+    importLines(
+      (body, signal) =>
+        feedFetch(new Request(`${options.baseUrl}/import`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/x-ndjson' }, ...(signal === undefined ? {} : { signal }) } as RequestInit)),
+      lines,
+      importOptions.signal,
+    );
+  return { ...methods, each: iterators, changes, importLines: imports } as ApiClient;
 }
 
 /**

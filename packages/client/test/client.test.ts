@@ -186,6 +186,43 @@ describe('the typed client against the whole stack', () => {
   });
 });
 
+describe('the typed client with the change feed and imports', () => {
+  it('imports lines and follows the changes they make, from now and again from a position', async () => {
+    const { client } = await newClient();
+    const feed = client.changes({ types: ['employee.*'] })[Symbol.asyncIterator]();
+    const first = feed.next();
+    const outcomes = [];
+    for await (const outcome of client.importLines([
+      { method: 'PUT', path: '/employee/imp-1', body: employee('Breda') },
+      { method: 'POST', path: '/employee/imp-1/availability', body: availability, headers: { 'idempotency-key': 'imp-1-first' } },
+      { method: 'DELETE', path: '/employee/nobody' },
+    ])) {
+      outcomes.push(outcome);
+    }
+    expect(outcomes.map(({ line, status }) => [line, status])).toEqual([
+      [1, 201],
+      [2, 201],
+      [3, 404],
+    ]);
+    expect(outcomes[2]!.problem).toMatchObject({ status: 404 });
+
+    const { value: created } = await first;
+    expect(created!.event).toMatchObject({ type: 'employee.created', entity_id: 'imp-1', version: 1, data: (await client.getEmployee('imp-1')).data });
+    await feed.return!();
+
+    await client.upsertEmployee('imp-1', employee('Venlo'));
+    const resumed = client.changes({ types: ['employee.*'], after: created!.position })[Symbol.asyncIterator]();
+    const { value: next } = await resumed.next();
+    expect(next!.event).toMatchObject({ type: 'employee.updated', entity_id: 'imp-1', version: 2 });
+    await resumed.return!();
+  });
+
+  it('throws the feed\'s refusal as an ApiError instead of reconnecting', async () => {
+    const { client } = await newClient();
+    await expect(client.changes({ types: ['truck.*'] })[Symbol.asyncIterator]().next()).rejects.toMatchObject({ name: 'ApiError', status: 400 });
+  });
+});
+
 describe('the typed client against a server that never answers', () => {
   it('gives up each attempt after timeoutMs, asks once more, and then throws: no call waits forever', async () => {
     let requests = 0;

@@ -7,6 +7,7 @@ export const PATH_OWNERS = [
   { service: 'home-bases', variable: 'UPSTREAM_HOME_BASES_URL', paths: ['/home-base', '/resource-overview'] },
   { service: 'deployments', variable: 'UPSTREAM_DEPLOYMENTS_URL', paths: ['/deployment', '/means'] },
   { service: 'matching', variable: 'UPSTREAM_MATCHING_URL', paths: ['/available-employee', '/resource-combination'] },
+  { service: 'webhooks', variable: 'UPSTREAM_WEBHOOKS_URL', paths: ['/webhook-subscription'] },
 ] as const;
 
 export type UpstreamVariable = (typeof PATH_OWNERS)[number]['variable'];

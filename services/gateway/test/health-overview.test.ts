@@ -6,7 +6,7 @@ import { startStack, type Stack } from './stack.js';
 
 const ADMIN_TOKEN = 'test-only-operators-token-0123456789abcdef';
 const SERVICE_VERSION = '1.2.3-test';
-const OWNERS = ['home-bases', 'employees', 'transport-resources', 'deployments', 'matching'];
+const OWNERS = ['home-bases', 'employees', 'transport-resources', 'deployments', 'matching', 'webhooks'];
 
 let stack: Stack;
 

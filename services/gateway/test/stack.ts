@@ -4,6 +4,7 @@ import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { matchingService } from '@rm/matching/service';
 import { transportResourcesService } from '@rm/transport-resources/service';
+import { webhooksService } from '@rm/webhooks/service';
 import { findFreePort, startNatsServer, TEST_INTERNAL_API_KEY, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName } from '@rm/testkit';
 import { AUDIENCE, BASE, dropDatabase, ISSUER, startGateway, type GatewayHarness } from './helpers.js';
 
@@ -35,6 +36,8 @@ const OWNERS: { name: string; upstream: string; start(env: Record<string, string
   },
   { name: deploymentsService.name, upstream: 'UPSTREAM_DEPLOYMENTS_URL', start: (env) => startService(deploymentsService, { env }) },
   { name: matchingService.name, upstream: 'UPSTREAM_MATCHING_URL', start: (env) => startService(matchingService, { env }) },
+  // its receivers, if any, run here
+  { name: webhooksService.name, upstream: 'UPSTREAM_WEBHOOKS_URL', start: (env) => startService(webhooksService, { env: { ...env, WEBHOOK_TARGETS: 'any' } }) },
 ];
 
 /**

@@ -53,7 +53,8 @@ export function gettingStartedGuide({ origin, basePath, tokenPath, bodyLimit, to
   <nav class="rm-toc" aria-label="Guide">
     <a href="#guide-token">Token</a> <a href="#guide-first-calls">First calls</a> <a href="#guide-paging">Paging</a>
     <a href="#guide-errors">Errors and violations</a> <a href="#guide-etag">ETag and If-Match</a> <a href="#guide-prefer">Prefer</a>
-    <a href="#guide-idempotency">Idempotency-Key</a> <a href="#guide-rate-limits">Rate limits</a> <a href="#licence">Licence</a>
+    <a href="#guide-idempotency">Idempotency-Key</a> <a href="#guide-rate-limits">Rate limits</a> <a href="#guide-changes">Change feed</a>
+    <a href="#guide-webhooks">Webhooks</a> <a href="#guide-import">Bulk load</a> <a href="#licence">Licence</a>
   </nav>
 
   <section id="guide-token">
@@ -177,6 +178,44 @@ curl -i -X PUT -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/j
     <p>The token endpoint takes at most ${tokenRequestsPerIp} requests a second from one IP address, and
     ${tokenRequestsPerClient} for one client id; beyond that it answers 429 with <code>Retry-After: 1</code>. Reuse each token
     until it is due for renewal rather than asking for one per call.</p>
+  </section>
+
+  <section id="guide-changes">
+    <h2>Change feed</h2>
+    <p><code>GET /changes</code> streams every create, update and delete of your tenant as server-sent events, the resources the
+    matching engine keeps (AvailableEmployees, ResourceCombinations) included. Each event's <code>data</code> has the change's
+    <code>id</code>, <code>type</code>, <code>entity_id</code>, <code>version</code>, <code>occurred_at</code> and the resource as
+    GET shows it (a delete: the state it had). Keep the last <code>id</code> you received (heartbeats every 15 seconds carry one
+    too) and reconnect with <code>Last-Event-ID</code> or <code>?after=</code>: nothing is lost or repeated, in order per
+    resource. A position older than what is kept (at least 7 days) answers 410: read the resources again, then open the feed
+    without one. <code>?types=</code> narrows it: <code>resource-combination.*,employee.deleted</code>.</p>
+    <pre><code>curl -N -H "Authorization: Bearer $TOKEN" '${base}/changes?types=resource-combination.*'</code></pre>
+  </section>
+
+  <section id="guide-webhooks">
+    <h2>Webhooks</h2>
+    <p>A webhook subscription has the changes POSTed to your URL instead, with the change-feed event as the body, signed as
+    <a href="https://www.standardwebhooks.com">Standard Webhooks</a>: check <code>webhook-signature</code> (HMAC-SHA256 under the
+    <code>whsec_</code> secret of <code>webhook-id</code>.<code>webhook-timestamp</code>.body) before you trust a delivery. The
+    secret is shown once, in the answer that creates the subscription. Answer 2xx within 10 seconds; any other answer, or none,
+    is tried again with the same <code>webhook-id</code> for 24 hours, and a subscription whose deliveries all fail for 3 days is
+    disabled (<code>disabled_reason</code> says since when; set <code>enabled</code> to true again). The URL must be https on a
+    public address. <code>GET /webhook-subscription/{id}/deliveries</code> shows the last 100 attempts.</p>
+    <pre><code>curl -i -X PUT -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
+  -d '{"url": "https://tms.example.org/hooks/rm", "types": ["resource-combination.*"]}' \\
+  '${base}/webhook-subscription/tms-combinations'</code></pre>
+  </section>
+
+  <section id="guide-import">
+    <h2>Bulk load</h2>
+    <p><code>POST /import</code> takes many writes at once: an <code>application/x-ndjson</code> body, one write per line, as
+    <code>{"method": "PUT", "path": "/employee/emp-1042", "body": {…}, "headers": {"if-match": …, "idempotency-key": …}}</code>.
+    Each line applies as the single call would (the same rules, events and quotas); the lines of one resource (the first two
+    parts of the path) in order, the rest side by side. The answer streams one line per line, in input order:
+    <code>{"line": 1, "status": 201, "location": …, "etag": …}</code>, or the problem the single call would have had. A bad line
+    fails alone. Give POST lines an <code>idempotency-key</code>, so that an import cut off may be sent again whole.</p>
+    <pre><code>curl -N -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/x-ndjson' \\
+  --data-binary @customer.ndjson '${base}/import'</code></pre>
   </section>
 
   <section id="licence">

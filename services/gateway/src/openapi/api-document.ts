@@ -2,6 +2,7 @@ import { OPENAPI_PATHS_URL, type Logger, type OpenApiPaths } from '@rm/service-k
 import type { Upstream } from '../upstreams.js';
 import { CONVENTION_COMPONENTS } from './conventions.js';
 import { describedOperation } from './described-operation.js';
+import { GATEWAY_PATHS, GATEWAY_SCHEMAS } from './gateway-paths.js';
 import { TAGS } from './operations.js';
 import { PROBLEM_COMPONENTS } from './problems.js';
 
@@ -62,7 +63,7 @@ export function createApiDocument({ upstreams, basePath, tokenPath, refreshMs, t
     /** The document as a caller reaching the gateway at `origin` uses it. */
     async document(origin: string): Promise<Record<string, unknown>> {
       await Promise.all(upstreams.map(refreshed));
-      const merged: OpenApiPaths = {};
+      const merged: OpenApiPaths = { ...GATEWAY_PATHS };
       for (const upstream of upstreams) Object.assign(merged, parts.get(upstream.service)?.paths);
       const paths = Object.entries(merged)
         .sort(([a], [b]) => a.localeCompare(b))
@@ -86,6 +87,7 @@ export function createApiDocument({ upstreams, basePath, tokenPath, refreshMs, t
         components: {
           securitySchemes: { clientCredentials: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${origin}${tokenPath}`, scopes: {} } } } },
           ...PROBLEM_COMPONENTS,
+          schemas: { ...PROBLEM_COMPONENTS.schemas, ...GATEWAY_SCHEMAS },
           ...CONVENTION_COMPONENTS,
         },
         paths: Object.fromEntries(paths),

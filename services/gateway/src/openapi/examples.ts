@@ -133,6 +133,24 @@ const TRANSPORT_RESOURCE_UNAVAILABILITY = {
   version: 1,
 };
 
+const WEBHOOK_SUBSCRIPTION_ID = 'tms-combinations';
+const WEBHOOK_SUBSCRIPTION_REQUEST = {
+  url: 'https://tms.haulier.example/hooks/resource-management',
+  types: ['resource-combination.*', 'available-employee.*'],
+  description: 'Planning board in the TMS',
+};
+const WEBHOOK_SUBSCRIPTION = { id: WEBHOOK_SUBSCRIPTION_ID, ...WEBHOOK_SUBSCRIPTION_REQUEST, enabled: true, version: 1 };
+const WEBHOOK_DELIVERY = {
+  webhook_id: '5b0e8f6a-3c1d-4e9a-8f27-6d4c2b1a0e93',
+  event_type: 'resource-combination.created',
+  entity_id: AVAILABILITY_ID,
+  attempt: 2,
+  attempted_at: '2026-12-07T04:12:14.512Z',
+  outcome: 'delivered',
+  status: 204,
+  duration_ms: 87,
+};
+
 const FORECAST_REQUEST = { expected_shifts: 14, description: 'Decemberpiek: extra koelritten' };
 const FORECAST = { date: FORECAST_DATE, location: HOME_BASE_ID, ...FORECAST_REQUEST, version: 1 };
 
@@ -256,6 +274,17 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   getHomeBase: { parameters: homeBasePath, responses: { '200': HOME_BASE } },
   upsertHomeBase: upsert(homeBasePath, HOME_BASE_REQUEST, HOME_BASE),
   deleteHomeBase: { parameters: homeBasePath },
+
+  getPagedWebhookSubscriptions: { responses: { '200': page('webhook_subscriptions', [WEBHOOK_SUBSCRIPTION]) } },
+  getWebhookSubscription: { parameters: { webhook_subscription_id: WEBHOOK_SUBSCRIPTION_ID }, responses: { '200': WEBHOOK_SUBSCRIPTION } },
+  upsertWebhookSubscription: {
+    parameters: { webhook_subscription_id: WEBHOOK_SUBSCRIPTION_ID },
+    request: WEBHOOK_SUBSCRIPTION_REQUEST,
+    // the only answer that shows the secret: its value is the subscription's own
+    responses: { '200': replaced(WEBHOOK_SUBSCRIPTION), '201': { ...WEBHOOK_SUBSCRIPTION, secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD3nN9xlrY1nM=' } },
+  },
+  deleteWebhookSubscription: { parameters: { webhook_subscription_id: WEBHOOK_SUBSCRIPTION_ID } },
+  getWebhookDeliveries: { parameters: { webhook_subscription_id: WEBHOOK_SUBSCRIPTION_ID }, responses: { '200': { deliveries: [WEBHOOK_DELIVERY] } } },
 
   getForecast: { parameters: forecastPath, responses: { '200': FORECAST } },
   upsertForecast: upsert(forecastPath, FORECAST_REQUEST, FORECAST),

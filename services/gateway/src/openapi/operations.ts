@@ -86,6 +86,23 @@ export const TAGS = [
       "Ours, experimental and read-only: the consolidated snapshot of an employee's availability that the matching engine " +
       'works from (availabilities less unavailabilities).',
   },
+  {
+    name: 'Change Feed',
+    description:
+      "Every change of every resource of the caller's tenant, combinations included, as server-sent events: open it once, " +
+      'resume from the last event id after a break, and nothing is lost or repeated.',
+  },
+  {
+    name: 'Bulk Load',
+    description: "Many writes in one request: a customer's first load, or a nightly sync, at the speed the owners write.",
+  },
+  {
+    name: 'Webhook Subscription',
+    description:
+      "Where the tenant's changes are POSTed as they happen, signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, " +
+      '`webhook-signature`); the body is the change-feed event. A failed delivery is tried again, with the same `webhook-id`, ' +
+      'for 24 hours; a subscription whose deliveries fail for 3 days is disabled, with the reason.',
+  },
 ] as const;
 
 const PAGING = 'Cursor-paged: follow `cursors.next` until it is absent.';
@@ -436,6 +453,67 @@ export const OPERATIONS: Record<string, OperationText> = {
     tag: 'Available Employee',
     summary: 'Reads an available employee',
     description: 'The snapshot with its version in `ETag`.',
+    experimental: true,
+  },
+
+  'GET /webhook-subscription': {
+    operationId: 'getPagedWebhookSubscriptions',
+    tag: 'Webhook Subscription',
+    summary: 'Lists webhook subscriptions',
+    description: `The tenant's subscriptions in id order, without their secrets. ${PAGING}`,
+    experimental: true,
+  },
+  'PUT /webhook-subscription/{webhook_subscription_id}': {
+    operationId: 'upsertWebhookSubscription',
+    tag: 'Webhook Subscription',
+    summary: 'Creates or replaces a webhook subscription',
+    description:
+      'Creates the subscription (201, with its signing secret: the only answer that shows it) or replaces its URL, types, ' +
+      'description and enabled flag (200; the secret stays). Setting `enabled` to true again re-enables one that was ' +
+      `disabled for failing. At most 50 per tenant. ${IF_MATCH}`,
+    experimental: true,
+  },
+  'GET /webhook-subscription/{webhook_subscription_id}': {
+    operationId: 'getWebhookSubscription',
+    tag: 'Webhook Subscription',
+    summary: 'Reads a webhook subscription',
+    description: 'The subscription with its version in `ETag`, without its secret; `disabled_reason` says why the service disabled it.',
+    experimental: true,
+  },
+  'DELETE /webhook-subscription/{webhook_subscription_id}': {
+    operationId: 'deleteWebhookSubscription',
+    tag: 'Webhook Subscription',
+    summary: 'Deletes a webhook subscription',
+    description: `Deletes the subscription; what it had still to deliver is dropped. ${IF_MATCH}`,
+    experimental: true,
+  },
+  'GET /webhook-subscription/{webhook_subscription_id}/deliveries': {
+    operationId: 'getWebhookDeliveries',
+    tag: 'Webhook Subscription',
+    summary: "Lists a subscription's recent delivery attempts",
+    description: 'The last 100 attempts, newest first: each with its `webhook-id`, outcome, status or error, duration and the next attempt planned.',
+    experimental: true,
+  },
+  'POST /import': {
+    operationId: 'importWrites',
+    tag: 'Bulk Load',
+    summary: 'Applies many writes in one request',
+    description:
+      'An `application/x-ndjson` body of writes, one ImportLine per line. Each applies as a single call would (the same ' +
+      'rules, events and quotas); lines naming the same resource (the first two segments of the path, like ' +
+      '`/employee/emp-1042`) apply in order, the rest side by side. The answer streams one ImportOutcome per line, in input ' +
+      'order. A tenant runs one import at a time per gateway replica (429 otherwise). Send POST lines with an ' +
+      '`idempotency-key`, so that an import cut off may be sent again whole.',
+    experimental: true,
+  },
+  'GET /changes': {
+    operationId: 'getChanges',
+    tag: 'Change Feed',
+    summary: 'Follows every change of the tenant',
+    description:
+      'Streams each create, update and delete of the tenant as it happens, in order per resource, from now or from a ' +
+      'position (`Last-Event-ID` or `after`). A position older than what is kept answers 410. Each connection counts once ' +
+      'against the request rate; a tenant keeps at most 100 feeds open per gateway replica (429 beyond).',
     experimental: true,
   },
 };

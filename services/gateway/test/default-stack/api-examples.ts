@@ -42,6 +42,7 @@ const WRITES: [operationId: string, status: number][] = [
   ['upsertExternalDeployment', 201],
   ['upsertActual', 201],
   ['upsertForecast', 201],
+  ['upsertWebhookSubscription', 201],
 ];
 
 /** Every delete, what refers to others first: a home base goes last. */
@@ -57,13 +58,23 @@ const DELETES = [
   'deleteTransportResource',
   'deleteEmployee',
   'deleteHomeBase',
+  'deleteWebhookSubscription',
 ];
 
-/** Answered from what the asynchronous matching engine made of the writes: their examples are checked against the schemas only. */
-const MATCHING_OUTPUT = new Set(['getPagedResourceCombinations', 'getResourceCombination', 'getPagedAvailableEmployees', 'getAvailableEmployee']);
+/**
+ * Answered from what the asynchronous matching engine made of the writes, or from the deliveries the webhooks service has
+ * tried so far: their examples are checked against the schemas only.
+ */
+const ASYNCHRONOUS_OUTPUT = new Set(['getPagedResourceCombinations', 'getResourceCombination', 'getPagedAvailableEmployees', 'getAvailableEmployee', 'getWebhookDeliveries']);
 
-/** What a live answer and its example may differ in: versions grow with every write of the run, cursors are the stack's own. */
-const UNCOMPARED = new Set(['version', 'etag', 'cursors']);
+/** Streams, not JSON: their examples are in the document itself, and their own tests (change-feed.ts, import.ts) send them. */
+const STREAMED = new Set(['getChanges', 'importWrites']);
+
+/**
+ * What a live answer and its example may differ in: versions grow with every write of the run, cursors are the stack's
+ * own, and a webhook subscription's signing secret is its own.
+ */
+const UNCOMPARED = new Set(['version', 'etag', 'cursors', 'secret']);
 
 let gateway: GatewayHarness;
 let token: string;
@@ -137,7 +148,9 @@ export function describeApiExamples(stack: () => Stack): void {
       const { clientId, secret } = await createClient(gateway.registry);
       token = await tokenFor(gateway, clientId, secret);
       const document = (await (await gateway.fetch(`${BASE}/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
-      operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ ...operation, method, path })));
+      operations = Object.entries(document.paths)
+        .flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ ...operation, method, path })))
+        .filter(({ operationId }) => !STREAMED.has(operationId ?? ''));
     });
 
     it('cover every operation: each path parameter, the request body and every 2xx answer with a body', () => {
@@ -199,7 +212,7 @@ export function describeApiExamples(stack: () => Stack): void {
     });
 
     it('are what the live API answers to every read after those writes', async () => {
-      const reads = operations.filter(({ method, operationId }) => method === 'get' && !MATCHING_OUTPUT.has(operationId ?? ''));
+      const reads = operations.filter(({ method, operationId }) => method === 'get' && !ASYNCHRONOUS_OUTPUT.has(operationId ?? ''));
       for (const read of reads) {
         const answer = await send(read);
         expect.soft(answer.status, `${read.operationId}: ${answer.text}`).toBe(200);

@@ -1,9 +1,8 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { importJWK, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connectTestMongo, createTestIssuer, testServers, unservedLookups, waitFor } from '@rm/testkit';
+import { connectTestMongo, createTestIssuer, startSilentServer, testServers, unservedLookups, waitFor } from '@rm/testkit';
 import { createSigningKeyStore } from '../../src/store/signing-key-store.js';
 import { AUDIENCE, BASE, createClient, ISSUER, startGateway, tokenFor, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
@@ -233,12 +232,11 @@ export function describeUnifiedApi(stack: () => Stack): void {
     });
 
     it('answers 504 when the owner does not answer in time, and leaves its paths out of the OpenAPI document', async () => {
-      const silent = createServer(() => undefined);
-      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const silent = await startSilentServer();
       // a second replica of the gateway (same keys), whose deployments service answers nothing
       const replica = await startGateway({
         MONGO_DB: gateway.variables.MONGO_DB!,
-        UPSTREAM_DEPLOYMENTS_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        UPSTREAM_DEPLOYMENTS_URL: silent.origin,
         UPSTREAM_TIMEOUT_MS: '1500',
       });
       try {
@@ -249,8 +247,7 @@ export function describeUnifiedApi(stack: () => Stack): void {
         expect(Object.keys(document.paths).some((path) => path.startsWith('/deployment'))).toBe(false);
       } finally {
         await replica.stop();
-        silent.closeAllConnections();
-        silent.close();
+        await silent.close();
       }
     });
 

@@ -1,0 +1,100 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from './errors.js';
+import type { components } from './generated/api.js';
+
+/** One change as the feed carries it: the resource as GET shows it, or the state it had when deleted. */
+export type ChangeEvent = components['schemas']['ChangeEvent'];
+
+/** A change, and the feed's position just after it: keep it to resume from there (`after`). */
+export interface Change {
+  position: string;
+  event: ChangeEvent;
+}
+
+export interface ChangesOptions {
+  /** Event types, `<entity>.<action>` or `<entity>.*`; every type when absent. */
+  types?: readonly string[];
+  /** A position from an earlier change or from `lastPosition`: the changes after it; from now when absent. */
+  after?: string;
+  /** Ends the iteration. */
+  signal?: AbortSignal;
+}
+
+/** One block of a `text/event-stream`: its id, event name and data lines, each when present. */
+export interface ServerSentEvent {
+  id?: string;
+  event?: string;
+  data?: string;
+}
+
+/** A feed that sends nothing, not even its 15-second heartbeat, for this long is taken as lost and opened again. */
+const SILENCE_MS = 45_000;
+const RECONNECT_DELAY_MS = 1_000;
+
+/**
+ * Every change from `after` (or from now) as it happens, for as long as the caller iterates: a lost or
+ * silent connection is opened again from the last position the feed gave, heartbeats included, so
+ * nothing is lost or repeated. A refusal (400, 410, …) ends it with an ApiError.
+ */
+export async function* followChanges(open: (query: URLSearchParams, signal: AbortSignal) => Promise<Response>, options: ChangesOptions = {}): AsyncIterable<Change> {
+  let position = options.after;
+  const stopped = () => options.signal?.aborted === true;
+  while (!stopped()) {
+    const connection = new AbortController();
+    const signal = options.signal === undefined ? connection.signal : AbortSignal.any([options.signal, connection.signal]);
+    const query = new URLSearchParams();
+    if (options.types !== undefined) query.set('types', options.types.join(','));
+    if (position !== undefined) query.set('after', position);
+    let silence: NodeJS.Timeout | undefined;
+    const heard = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => connection.abort(), SILENCE_MS);
+    };
+    try {
+      heard();
+      const response = await open(query, signal);
+      if (!response.ok) throw await ApiError.of(response, 'changes');
+      for await (const block of serverSentEvents(response.body!)) {
+        heard();
+        if (block.id !== undefined) position = block.id;
+        if (block.data !== undefined) yield { position: position!, event: JSON.parse(block.data) as ChangeEvent };
+      }
+    } catch (error) {
+      if (stopped()) return;
+      if (error instanceof ApiError) throw error;
+      // a lost connection: opened again from the last position
+    } finally {
+      clearTimeout(silence);
+      connection.abort();
+    }
+    await sleep(RECONNECT_DELAY_MS, undefined, { signal: options.signal }).catch(() => undefined);
+  }
+}
+
+/**
+ * The blocks of a `text/event-stream` (WHATWG HTML §9.2.6), comments left out. Unlike an EventSource it
+ * also yields a block with an id and no data: the feed's heartbeat moves the position on with one.
+ */
+export async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncIterable<ServerSentEvent> {
+  let pending = '';
+  let block: ServerSentEvent = {};
+  for await (const text of body.pipeThrough(new TextDecoderStream())) {
+    pending += text;
+    const lines = pending.split(/\r\n|\r|\n/);
+    pending = lines.pop()!;
+    for (const line of lines) {
+      if (line === '') {
+        if (block.id !== undefined || block.data !== undefined) yield block;
+        block = {};
+        continue;
+      }
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'id') block.id = value;
+      else if (field === 'event') block.event = value;
+      else if (field === 'data') block.data = block.data === undefined ? value : `${block.data}\n${value}`;
+    }
+  }
+}
