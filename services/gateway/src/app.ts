@@ -155,6 +155,9 @@ export const gatewayService = defineService({
           lineLimit: config.BODY_LIMIT_BYTES,
           bodyLimit: config.IMPORT_BODY_LIMIT_BYTES,
           concurrency: config.IMPORT_CONCURRENCY,
+          keyRing,
+          revocations,
+          defaultLimits,
         });
         await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES, tracer });
       },

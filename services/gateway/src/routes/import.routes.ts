@@ -1,13 +1,16 @@
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import { HttpProblem, UnsupportedMediaType, ValidationProblem } from '@rm/service-kit';
+import type { TenantLimits } from '@rm/contracts';
+import { HttpProblem, UnsupportedMediaType, ValidationProblem, type RevocationCheck } from '@rm/service-kit';
 import { forwardedHeaders } from '../forwarding.js';
 import { parseImportLine } from '../import/import-line.js';
 import { forwardLine, lineProblem, type LineOutcome } from '../import/line-forwarder.js';
+import { createLineTokens } from '../import/line-tokens.js';
 import { ndjsonLines } from '../import/ndjson-lines.js';
 import { createOrderedRunner } from '../import/ordered-runner.js';
 import { spoolBody } from '../import/spooled-body.js';
+import type { KeyRing } from '../keys/key-ring.js';
 import type { Upstream } from '../upstreams.js';
 
 export interface ImportRoutesOptions {
@@ -19,14 +22,18 @@ export interface ImportRoutesOptions {
   bodyLimit: number;
   /** Lines one import sends at once. */
   concurrency: number;
+  /** What renews the token the lines are sent with, and the revocations that stop it (line-tokens.ts). */
+  keyRing: Pick<KeyRing, 'sign'>;
+  revocations: RevocationCheck;
+  defaultLimits: TenantLimits;
 }
 
 /** Lines held at once per import: sent, waiting for their resource's earlier lines, or answered before the lines ahead of them. */
 const WINDOW = 2_000;
 /** Imports one tenant runs at once on one replica. */
 const IMPORTS_PER_TENANT = 1;
-/** What the caller's request passes on to every line: who it is, and where it came from. */
-const CALLER_HEADERS = ['authorization', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-prefix', 'x-request-id', 'traceparent', 'tracestate'];
+/** What the caller's request passes on to every line besides its token: where it came from. */
+const CALLER_HEADERS = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-prefix', 'x-request-id', 'traceparent', 'tracestate'];
 
 class ImportRunning extends HttpProblem {
   constructor() {
@@ -45,7 +52,8 @@ class ImportRunning extends HttpProblem {
  * single call would be (its owner, rules, events and quotas), lines of one resource in order and the
  * rest side by side; the answer streams one NDJSON line per input line, in input order, as they finish.
  */
-export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api, { upstreams, basePath, lineLimit, bodyLimit, concurrency }) => {
+export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api, options) => {
+  const { upstreams, basePath, lineLimit, bodyLimit, concurrency } = options;
   // the body is read line by line as it streams, never whole
   api.addContentTypeParser('application/x-ndjson', (_request, payload, done) => done(null, payload));
   const running = new Map<string, number>();
@@ -66,6 +74,13 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
       throw error;
     }
     const forwarded = forwardedHeaders(request);
+    const tokens = createLineTokens({
+      callerToken: request.headers.authorization!.replace(/^Bearer\s+/i, ''),
+      auth: request.auth,
+      defaultLimits: options.defaultLimits,
+      keyRing: options.keyRing,
+      revocations: options.revocations,
+    });
     const callerHeaders = Object.fromEntries(CALLER_HEADERS.flatMap((name) => (forwarded[name] === undefined ? [] : [[name, forwarded[name]!]])));
     const answer = new PassThrough();
     const stopped = new AbortController();
@@ -91,7 +106,7 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
         }
         const { line } = parsed;
         const owner = ownerOf(line.path)!;
-        await runner.add(line.key, () => forwardLine(owner, basePath, read.number, line, callerHeaders, stopped.signal));
+        await runner.add(line.key, async () => forwardLine(owner, basePath, read.number, line, { ...callerHeaders, authorization: await tokens.header() }, stopped.signal));
       }
       await runner.finished();
     };
