@@ -38,7 +38,10 @@ export async function send(origin: string, { method, path, headers = {}, body }:
   try {
     const signal = AbortSignal.timeout(ANSWER_TIMEOUT_MS);
     const response = await sender.request({ origin, method: method as 'GET', path, headers, body, signal });
-    const text = await response.body.text();
+    // the change feed's answer never ends by design: its status and headers are the answer
+    const streamed = String(response.headers['content-type'] ?? '').startsWith('text/event-stream');
+    if (streamed) response.body.destroy();
+    const text = streamed ? '' : await response.body.text();
     const flat = Object.fromEntries(
       Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
     );

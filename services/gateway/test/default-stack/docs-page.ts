@@ -12,7 +12,7 @@ const HAS_CHROMIUM = existsSync(CHROMIUM);
 const SKIP_BROWSER = !HAS_CHROMIUM && process.env.CI !== 'true';
 if (SKIP_BROWSER) console.warn(`default-stack/docs-page.ts: the browser tests are skipped: there is no Chromium at ${CHROMIUM} (apt-get install chromium, or set RM_CHROMIUM_PATH)`);
 
-const GUIDE_TOPICS = ['Token', 'First calls', 'Paging', 'Errors and violations', 'ETag and If-Match', 'Prefer', 'Idempotency-Key', 'Rate limits', 'Licence'];
+const GUIDE_TOPICS = ['Token', 'First calls', 'Paging', 'Errors and violations', 'ETag and If-Match', 'Prefer', 'Idempotency-Key', 'Rate limits', 'Change feed', 'Webhooks', 'Bulk load', 'Licence'];
 const STATUSES = ['400', '401', '404', '409', '412', '413', '415', '422', '429', '503', '504'];
 
 /** The tags of the served document that have operations, in the document's order. */
