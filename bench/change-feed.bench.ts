@@ -16,6 +16,7 @@ import { parseEventSubject, serviceStream } from '@rm/contracts';
 import { findFreePort, testServers } from '@rm/testkit';
 import { createThrowawayTenant, startStack, stopThrowawayStack, throwawayStackOptions, type Stack, type ThrowawayTenant } from '../scripts/stack.ts';
 import { createArrivals } from './lib/arrivals.ts';
+import { issueToken } from './lib/gateway-token.ts';
 import type { Bench, BenchContext } from './lib/bench.ts';
 import { employeeFields } from './lib/employee-fixture.ts';
 import { liveHeapOf } from './lib/inspected-heap.ts';
@@ -193,18 +194,6 @@ function isWarning(line: string): boolean {
 
 function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
-}
-
-async function issueToken(pool: Pool, { clientId, secret }: ThrowawayTenant): Promise<string> {
-  const { statusCode, body } = await pool.request({
-    method: 'POST',
-    path: '/oauth2/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
-    body: 'grant_type=client_credentials',
-  });
-  const answer = (await body.json()) as { access_token?: string };
-  if (statusCode !== 200 || answer.access_token === undefined) throw new Error(`token request answered ${statusCode}`);
-  return answer.access_token;
 }
 
 async function putEmployee(pool: Pool, token: string, key: string, index: number): Promise<void> {

@@ -10,6 +10,7 @@ import { eventPathBench } from './event-path.bench.ts';
 import { gatewayBench } from './gateway.bench.ts';
 import { growthBench } from './growth.bench.ts';
 import { httpBench } from './http.bench.ts';
+import { importBench } from './import.bench.ts';
 import { requestSizeBench } from './request-size.bench.ts';
 import { openBenchContext, type Bench } from './lib/bench.ts';
 import { listAnswerBench } from './list-answer.bench.ts';
@@ -17,9 +18,10 @@ import { loadBench } from './load.bench.ts';
 import { msSince } from './lib/stats.ts';
 import { matchingQualityBench } from './matching-quality.bench.ts';
 import { matchingServiceBench } from './matching-service.bench.ts';
+import { webhooksBench } from './webhooks.bench.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, requestSizeBench, listAnswerBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench, changeFeedBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, requestSizeBench, listAnswerBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench, changeFeedBench, importBench, webhooksBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));
