@@ -1,12 +1,13 @@
 import { inListOrder } from '@rm/store';
 import { describe, expect, it } from 'vitest';
-import { actualBody, BASE, json, newTenant, stored, useDeploymentsWorld } from './helpers.js';
+import { actualBody, BASE, json, newTenant, stored, useDeploymentsWorldWithOwners } from './helpers.js';
 import { expectProblem } from './deployment-helpers.js';
 
 const tenant = newTenant('actual_api');
 const otherTenant = newTenant('actual_api_b');
-// alice works in the tenant, bob in the other one
-const { world, clients: [alice, bob] } = useDeploymentsWorld(tenant, otherTenant);
+// alice works in the tenant, bob in the other one; an employee unknown here (or deleted) is asked of the
+// employees service, whose 404 is what makes it unknown
+const { world, clients: [alice, bob] } = useDeploymentsWorldWithOwners(tenant, otherTenant);
 
 let counter = 0;
 /** A fresh employee, known to the service, so that every test works on actuals of its own. */

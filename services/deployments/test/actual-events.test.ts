@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EMPLOYEE_EVENTS } from '@rm/contracts';
 import { waitFor } from '@rm/testkit';
 import { describeWriteEvents } from '@rm/testkit/suites/write-events';
-import { subResource, summary } from '@rm/testkit/suites/tenant-service';
+import { arrived as arrivedOf, eventsOf as eventsOfEntity, subjectOf, subResource, summary } from '@rm/testkit/suites/tenant-service';
 import {
   actualBody,
   actualClient,
@@ -26,9 +26,10 @@ let alice: ActualClient;
 /** The actuals of an employee, ids of the caller's choosing. */
 const actualsOf = (employee: string) => subResource(`/means/${employee}/actual`, employee, { newId: () => `act-${randomUUID()}`, badId: 'bad!id' });
 
-describeWriteEvents({
+const service = describeWriteEvents({
   start: async () => {
-    world = await startDeploymentsWorld();
+    // an employee unknown here (or deleted) is asked of the employees service, whose 404 makes a write of its actuals a 404
+    world = await startDeploymentsWorld({ owners: true });
     alice = actualClient(world.harness, await world.harness.as(tenant));
     return worldTenant(world, tenant, () => world.close());
   },
@@ -64,14 +65,13 @@ async function knownEmployee(): Promise<string> {
   return id;
 }
 
-const subject = (action: string) => `rm.deployments.${tenant}.actual.${action}`;
-const eventsOf = (employeeId: string, actualId: string) => world.eventsOf(tenant, `${employeeId}/${actualId}`);
+const subject = (action: string) => subjectOf(service(), 'actual', action);
+const eventsOf = (employeeId: string, actualId: string) => eventsOfEntity(service(), `${employeeId}/${actualId}`);
 /** The events of every actual of an employee. */
-const employeeEvents = (employeeId: string) => world.eventsOf(tenant).filter(({ event }) => event.entity_id.startsWith(`${employeeId}/`));
+const employeeEvents = (employeeId: string) => service().published().filter(({ event }) => event.entity_id.startsWith(`${employeeId}/`));
 
 /** The events of the actual once `count` of them have arrived. */
-const arrived = (employeeId: string, actualId: string, count: number) =>
-  waitFor(`${count} events of ${employeeId}/${actualId}`, async () => eventsOf(employeeId, actualId).length >= count);
+const arrived = (employeeId: string, actualId: string, count: number) => arrivedOf(service(), `${employeeId}/${actualId}`, count);
 
 describe("an employee's delete", () => {
   it('removes all its actuals, each with its own actual.deleted event carrying its last state, and nothing of others', async () => {

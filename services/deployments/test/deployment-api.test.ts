@@ -9,14 +9,15 @@ import {
   expectProblem,
   spanBody,
   storedFields,
-  useDeploymentWorld,
+  useDeploymentWorldWithOwners,
   type Deployment,
 } from './deployment-helpers.js';
 
 const tenant = newTenant('deployment_api');
 const otherTenant = newTenant('deployment_api_b');
-// alice works in the tenant, bob in the other one
-const { world: dw, clients: [alice, bob] } = useDeploymentWorld(tenant, otherTenant);
+// alice works in the tenant, bob in the other one; resources unknown in bob's tenant are asked of their
+// owners, whose 404 is what makes them unknown
+const { world: dw, clients: [alice, bob] } = useDeploymentWorldWithOwners(tenant, otherTenant);
 
 let counter = 0;
 /** A fresh employee and `trucks` fresh transport resources, known to the service. */

@@ -23,7 +23,8 @@ let alice: DeploymentClient;
 
 const service = describeWriteEvents({
   start: async () => {
-    dw = await startDeploymentWorld();
+    // a deleted employee or truck is asked of its owner, whose 404 makes a write naming it a 400
+    dw = await startDeploymentWorld({ owners: true });
     alice = deploymentClient(dw.harness, await dw.harness.as(tenant));
     return worldTenant(dw.world, tenant, () => dw.close());
   },

@@ -4,7 +4,15 @@ import { expect } from 'vitest';
 import type { DeploymentFields, EventAction, EventEnvelope } from '@rm/contracts';
 import { useWorld } from '@rm/testkit/service-helpers';
 import type { TenantService } from '@rm/testkit/suites/tenant-service';
-import { json, newTenant, startDeploymentsWorld, tenantInject, type DeploymentsHarness, type DeploymentsWorld } from './helpers.js';
+import {
+  json,
+  newTenant,
+  startDeploymentsWorld,
+  tenantInject,
+  type DeploymentsHarness,
+  type DeploymentsOptions,
+  type DeploymentsWorld,
+} from './helpers.js';
 
 type Body = Record<string, unknown>;
 
@@ -46,8 +54,8 @@ export interface DeploymentWorld {
   close(): Promise<void>;
 }
 
-export async function startDeploymentWorld(variables: Record<string, string> = {}): Promise<DeploymentWorld> {
-  const world = await startDeploymentsWorld(variables);
+export async function startDeploymentWorld(options: DeploymentsOptions = {}): Promise<DeploymentWorld> {
+  const world = await startDeploymentsWorld(options);
   const { harness } = world;
 
   const transportResource = async (tenant: string, id: string, version = 1, action: EventAction = version === 1 ? 'created' : 'updated') => {
@@ -88,6 +96,10 @@ export async function startDeploymentWorld(variables: Record<string, string> = {
 
 /** A deployment world shared by the tests of the file, with a deployments client of each of `tenants`. */
 export const useDeploymentWorld = <Tenants extends string[]>(...tenants: Tenants) => useWorld(startDeploymentWorld, deploymentClient, ...tenants);
+
+/** The same, with the owners of employees and transport resources answering (DeploymentsOptions.owners). */
+export const useDeploymentWorldWithOwners = <Tenants extends string[]>(...tenants: Tenants) =>
+  useWorld(() => startDeploymentWorld({ owners: true }), deploymentClient, ...tenants);
 
 /** The start location of the bodies below: an address (a home base would have to exist in the home-bases service). */
 export const DEPOT = { address: { name: 'Depot Gent', city: 'Gent', zip_code: '9000', country_code: 'BE' } };

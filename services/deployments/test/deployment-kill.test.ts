@@ -45,17 +45,15 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-/** An address nobody answers at. */
-const NOBODY = 'http://127.0.0.1:9/resource-management/v1';
-
 // start locations are addresses: the home-bases service is never called; every resource is known from
-// its event before the burst (makeKnown): their owners are never asked either
+// its event before the burst (makeKnown): their owners are never asked either (useBuiltService points
+// every owner's URL where nobody listens)
 const { call, db, start: startMain } = useBuiltService({
   main: fileURLToPath(new URL('../dist/main.js', import.meta.url)),
   packageName: '@rm/deployments',
   prefix: 'deployments_kill',
   tenant,
-  variables: () => ({ NATS_URL: nats.url, EMPLOYEES_URL: NOBODY, TRANSPORT_RESOURCES_URL: NOBODY }),
+  variables: () => ({ NATS_URL: nats.url }),
 });
 
 /** Publishes the employees and transport resources as their services do, and waits until the service knows them all. */

@@ -6,14 +6,15 @@ import {
   expectProblem,
   spanBody,
   storedFields,
-  useDeploymentWorld,
+  useDeploymentWorldWithOwners,
   violatedFields,
   type Deployment,
   type DeploymentClient,
 } from './deployment-helpers.js';
 
 const tenant = newTenant('deployment_rules');
-const { world: dw, clients: [alice] } = useDeploymentWorld(tenant);
+// resources unknown here (or deleted) are asked of their owners, whose 404 is what makes them unknown
+const { world: dw, clients: [alice] } = useDeploymentWorldWithOwners(tenant);
 
 /** `employees` fresh employees and `trucks` fresh transport resources of the tenant, known to the service. */
 const fresh = (employees: number, trucks: number) => dw.fresh(tenant, employees, trucks);

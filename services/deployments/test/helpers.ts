@@ -16,15 +16,7 @@ import { declareServiceStream } from '@rm/bus';
 import { employeesService } from '@rm/employees/service';
 import { homeBasesService } from '@rm/home-bases/service';
 import { startService } from '@rm/runtime';
-import {
-  findFreePort,
-  startCompanionService,
-  startServiceHarnessWithHomeBases,
-  testServers,
-  uniqueName,
-  waitFor,
-  type CompanionService,
-} from '@rm/testkit';
+import { NOBODY_LISTENS_URL, startServiceHarnessWithHomeBases, testServers, uniqueName, waitFor } from '@rm/testkit';
 import { BASE, startOnOwnNats, useWorld } from '@rm/testkit/service-helpers';
 import type { Method } from '@rm/testkit/suites/tenant-service';
 import { transportResourcesService } from '@rm/transport-resources/service';
@@ -32,45 +24,61 @@ import { deploymentsService } from '../src/app.js';
 
 export { BASE, json } from '@rm/testkit/service-helpers';
 
+export interface DeploymentsOptions {
+  /**
+   * Starts an employees and a transport-resources service of its own beside it, which it asks about
+   * those it does not know from their events (a write naming an unknown or deleted one): what they
+   * answer is what a test of such a write sees (a 404 there makes it unknown). Without them the
+   * service's EMPLOYEES_URL and TRANSPORT_RESOURCES_URL are where nobody listens: a write that would
+   * ask them is a 503.
+   */
+  owners?: boolean;
+  variables?: Record<string, string>;
+}
+
+/** A resource owner's env: the run's shared nats-server, never the one a world gives the service (see startDeployments). */
+const onSharedNats = (env: Record<string, string>) => ({ env: { ...env, NATS_URL: testServers().natsUrl } });
+
 /** What the harness needs of an owner it starts: its app, to create and delete its resources. */
-type Owner = CompanionService<{ app: { inject(request: object): Promise<{ statusCode: number; body: string }> }; stop(): Promise<unknown> }>;
+type Owner = { app: { inject(request: object): Promise<{ statusCode: number; body: string }> } };
+
+/** The owners of the employees and transport resources, as companions of the harness. */
+const OWNERS = {
+  employees: { variable: 'EMPLOYEES_URL', start: (env: Record<string, string>) => startService(employeesService, onSharedNats(env)) },
+  transport_resources: {
+    variable: 'TRANSPORT_RESOURCES_URL',
+    start: (env: Record<string, string>) => startService(transportResourcesService, onSharedNats(env)),
+  },
+};
 
 /**
  * The deployments service as the runtime runs it in production, over a fresh database of the run's
  * servers, with the services it calls beside it: a home-bases service of its own (where a start
- * location's home base is claimed), and an employees and a transport-resources service of its own
- * (asked about those the service does not know from their events), unless `variables` point
- * EMPLOYEES_URL or TRANSPORT_RESOURCES_URL elsewhere. The owners publish on the run's shared
- * nats-server, never on the one a world gives the service: what a test writes at an owner, the
- * service learns only by asking it.
+ * location's home base is claimed) and, with `owners`, an employees and a transport-resources service
+ * of its own. The owners publish on the run's shared nats-server, never on the one a world gives the
+ * service: what a test writes at an owner, the service learns only by asking it. `variables` may
+ * point EMPLOYEES_URL or TRANSPORT_RESOURCES_URL elsewhere (an owner that cannot answer).
  */
-export async function startDeployments(variables: Record<string, string> = {}) {
-  const [employeesPort, transportResourcesPort] = [await findFreePort(), await findFreePort()];
+export async function startDeployments({ owners = false, variables = {} }: DeploymentsOptions = {}) {
   const start = (env: Record<string, string>) => startService(deploymentsService, { env, listen: false });
-  const harness = await startServiceHarnessWithHomeBases('deployments', start, (env) => startService(homeBasesService, { env }), {
-    EMPLOYEES_URL: `http://127.0.0.1:${employeesPort}${BASE}`,
-    TRANSPORT_RESOURCES_URL: `http://127.0.0.1:${transportResourcesPort}${BASE}`,
-    ...variables,
-  });
-  const onSharedNats = (env: Record<string, string>) => ({ env: { ...env, NATS_URL: testServers().natsUrl } });
-  const owners: { employee?: Owner; 'transport-resource'?: Owner } = {};
-  if (variables.EMPLOYEES_URL === undefined) {
-    owners.employee = await startCompanionService(harness.env, 'deployments_employees', employeesPort, (env) =>
-      startService(employeesService, onSharedNats(env)),
-    );
-  }
-  if (variables.TRANSPORT_RESOURCES_URL === undefined) {
-    owners['transport-resource'] = await startCompanionService(harness.env, 'deployments_transport_resources', transportResourcesPort, (env) =>
-      startService(transportResourcesService, onSharedNats(env)),
-    );
-  }
+  const startHomeBases = (env: Record<string, string>) => startService(homeBasesService, { env });
+  const unanswered: Record<string, string> = owners ? {} : { EMPLOYEES_URL: NOBODY_LISTENS_URL, TRANSPORT_RESOURCES_URL: NOBODY_LISTENS_URL };
+  const { companions, ...harness } = await startServiceHarnessWithHomeBases(
+    'deployments',
+    start,
+    startHomeBases,
+    { ...unanswered, ...variables },
+    owners ? OWNERS : {},
+  );
+  const started: { employees?: Owner; transport_resources?: Owner } = companions;
+  const ownerOf = { employee: started.employees, 'transport-resource': started.transport_resources };
 
   /** Calls the owner of `entity` (an employee or a transport resource) on resource `id` as the tenant. */
   async function atOwner(tenant: string, entity: ConsumedEntity, method: 'PUT' | 'DELETE', id: string, payload?: object) {
-    const owner = owners[entity];
-    if (owner === undefined) throw new Error(`this harness started no owner of ${entity}`);
+    const owner = ownerOf[entity];
+    if (owner === undefined) throw new Error(`this harness started no owner of ${entity}: start it with owners`);
     const url = `${BASE}/${entity}/${encodeURIComponent(id)}`;
-    const response = await owner.service.app.inject({ method, url, headers: await harness.as(tenant), ...(payload === undefined ? {} : { payload }) });
+    const response = await owner.app.inject({ method, url, headers: await harness.as(tenant), ...(payload === undefined ? {} : { payload }) });
     if (response.statusCode >= 300) throw new Error(`${method} ${url} at the owner: ${response.statusCode} ${response.body}`);
   }
 
@@ -84,10 +92,6 @@ export async function startDeployments(variables: Record<string, string> = {}) {
       atOwner(tenant, entity, 'PUT', id, { ...OWNER_BODIES[entity], ...changes }),
     /** Deletes it there. */
     deleteAtOwner: (tenant: string, entity: ConsumedEntity, id: string) => atOwner(tenant, entity, 'DELETE', id),
-    close: async () => {
-      for (const owner of Object.values(owners)) await owner.close();
-      await harness.close();
-    },
   };
 }
 
@@ -163,11 +167,11 @@ export interface DeploymentsWorld {
   close(): Promise<void>;
 }
 
-export async function startDeploymentsWorld(variables: Record<string, string> = {}): Promise<DeploymentsWorld> {
+export async function startDeploymentsWorld(options: DeploymentsOptions = {}): Promise<DeploymentsWorld> {
   const published: Published[] = [];
   let stopRecording = async () => {};
   const own = await startOnOwnNats(
-    (natsUrl) => startDeployments({ ...variables, NATS_URL: natsUrl }),
+    (natsUrl) => startDeployments({ ...options, variables: { ...options.variables, NATS_URL: natsUrl } }),
     async (nats) => {
       const jsm = await jetstreamManager(nats.nc);
       // the streams of the events it consumes, as the service declared them (its consumers read them)
@@ -239,6 +243,10 @@ export async function startDeploymentsWorld(variables: Record<string, string> = 
 
 /** A deployments world shared by the tests of the file, with an actuals client of each of `tenants`. */
 export const useDeploymentsWorld = <Tenants extends string[]>(...tenants: Tenants) => useWorld(startDeploymentsWorld, actualClient, ...tenants);
+
+/** The same, with the owners of employees and transport resources answering (DeploymentsOptions.owners). */
+export const useDeploymentsWorldWithOwners = <Tenants extends string[]>(...tenants: Tenants) =>
+  useWorld(() => startDeploymentsWorld({ owners: true }), actualClient, ...tenants);
 
 /** A tenant of its own for a test file (tenant ids become subject tokens: letters, digits, underscores). */
 export const newTenant = (prefix: string) => uniqueName(prefix);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NOBODY_LISTENS_URL, startSilentServer } from '@rm/testkit';
 import { useWorld } from '@rm/testkit/service-helpers';
-import { actualBody, actualClient, BASE, liveActualCount, newTenant, type ActualClient, type ConsumedEntity } from './helpers.js';
+import { actualBody, actualClient, liveActualCount, newTenant, type ActualClient, type ConsumedEntity } from './helpers.js';
 import {
   calendarEntries,
   deploymentBody,
@@ -10,7 +10,7 @@ import {
   expectProblem,
   pauseAt,
   startDeploymentWorld,
-  useDeploymentWorld,
+  useDeploymentWorldWithOwners,
   violatedFields,
 } from './deployment-helpers.js';
 
@@ -20,7 +20,7 @@ import {
 // (helpers.ts): what a test creates at an owner, the service knows only by asking.
 
 const tenant = newTenant('read_your_writes');
-const { world: dw, clients: [deployments] } = useDeploymentWorld(tenant);
+const { world: dw, clients: [deployments] } = useDeploymentWorldWithOwners(tenant);
 let actuals: ActualClient;
 
 beforeAll(async () => {
@@ -130,29 +130,12 @@ describe('a resource the service has no event of', () => {
   });
 });
 
-/** A server that takes connections and never answers. */
-async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => void sockets.add(socket));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${BASE}`,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
 describe('an owner that cannot answer', () => {
   const outageTenant = newTenant('read_your_writes_outage');
-  let silent: Awaited<ReturnType<typeof silentServer>> | undefined;
   // the employees service takes the connection and never answers; nobody listens for the transport-resources service
+  const { world: silent } = useWorld(startSilentServer);
   const { world: outage, clients: [outageDeployments] } = useWorld(
-    async () => {
-      silent = await silentServer();
-      return startDeploymentWorld({ EMPLOYEES_URL: silent.url, TRANSPORT_RESOURCES_URL: `http://127.0.0.1:9${BASE}`, OWNERS_TIMEOUT_MS: '300' });
-    },
+    () => startDeploymentWorld({ variables: { EMPLOYEES_URL: silent.url, TRANSPORT_RESOURCES_URL: NOBODY_LISTENS_URL, OWNERS_TIMEOUT_MS: '300' } }),
     deploymentClient,
     outageTenant,
   );
@@ -160,10 +143,6 @@ describe('an owner that cannot answer', () => {
 
   beforeAll(async () => {
     outageActuals = actualClient(outage.harness, await outage.harness.as(outageTenant));
-  });
-
-  afterAll(async () => {
-    await silent?.close();
   });
 
   it('makes a write that needs its answer a 503, which writes nothing', async () => {
