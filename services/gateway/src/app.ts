@@ -148,7 +148,7 @@ export const gatewayService = defineService({
         api.addHook('onRequest', limitTenantRequests(tenantRequests, config.TENANT_REQUEST_RATE, refusals));
         // open feeds end before the server waits for its requests to finish: callers resume elsewhere
         api.addHook('preClose', async () => changeFeeds.endAll());
-        await api.register(changesRoutes, { feeds: changeFeeds });
+        await api.register(changesRoutes, { feeds: changeFeeds, revocations });
         await api.register(importRoutes, {
           upstreams,
           basePath: config.PUBLIC_BASE_PATH,

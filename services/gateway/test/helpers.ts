@@ -1,9 +1,11 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { importJWK, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { startService } from '@rm/runtime';
 import { findFreePort, TEST_MONGO_MAX_POOL_SIZE, testNatsPassword, testServers, uniqueName } from '@rm/testkit';
 import { gatewayService } from '../src/app.js';
 import { ClientRegistryError, createClientRegistry, type ClientRegistry } from '../src/store/client-registry.js';
+import { createSigningKeyStore } from '../src/store/signing-key-store.js';
 
 export const BASE = '/resource-management/v1';
 export const ISSUER = 'https://gateway.test';
@@ -112,4 +114,24 @@ export async function tokenFor(gateway: GatewayHarness, clientId: string, secret
 
 export function randomSecret(): string {
   return randomBytes(16).toString('hex');
+}
+
+/** A token signed with the gateway's own current key, with the times given (expired ones too), of a tenant's client. */
+export async function signWithGatewayKey(
+  gateway: GatewayHarness,
+  times: { exp: number; iat: number },
+  { audience = AUDIENCE, tenant = 'acme', clientId = 'c' }: { audience?: string; tenant?: string; clientId?: string } = {},
+): Promise<string> {
+  const mongo = new MongoClient(testServers().mongoUrl);
+  try {
+    const [key] = await createSigningKeyStore(mongo.db(gateway.variables.MONGO_DB), gateway.variables.SIGNING_KEY_ENCRYPTION_KEY!).all();
+    return await new SignJWT({ tenant, client_id: clientId, ...times })
+      .setProtectedHeader({ alg: 'ES256', kid: key!.kid, typ: 'at+jwt' })
+      .setIssuer(ISSUER)
+      .setAudience(audience)
+      .setSubject(clientId)
+      .sign(await importJWK(key!.privateJwk, 'ES256'));
+  } finally {
+    await mongo.close();
+  }
 }

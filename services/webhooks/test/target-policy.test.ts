@@ -45,7 +45,7 @@ describe('where deliveries may go', () => {
   it('refuses to connect to a name that resolves to a private address, as the connection looks it up', async () => {
     const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) => publicOnlyLookup('localhost', { all: true }, (error) => resolve(error)));
     expect(refused?.code).toBe('ERR_REFUSED_TARGET');
-    expect(refused?.message).toMatch(/localhost resolves to (127\.0\.0\.1|::1), which is not a public address/);
+    expect(refused?.message).toBe('localhost resolves to an address that is not public');
 
     // the sender's own check, before any connection: the URL names a loopback address
     const sender = createSender({ policy: 'public', timeoutMs: 1_000, maxResponseBytes: 1024 });

@@ -18,6 +18,9 @@ export interface ChangeFeedsOptions {
 /** What the caller asked for: its tenant, `?types=`, and a position from `Last-Event-ID` or `?after=`. */
 export interface FeedRequest {
   tenant: string;
+  /** When the caller's token expires, and whether it has been revoked since (tenant-feed.ts). */
+  until: number;
+  revoked(): boolean;
   types: string | undefined;
   position: { field: string; value: string } | undefined;
 }
@@ -51,7 +54,7 @@ export function startChangeFeeds({ js, jsm, logger, heartbeatMs, feedsPerTenant 
   }
 
   return {
-    async open({ tenant, types, position }) {
+    async open({ tenant, types, position, until, revoked }) {
       const wanted = parseTypeFilter(types);
       if (!wanted.ok) throw new ValidationProblem(wanted.violations);
       if (!tails.ready()) throw new ServiceUnavailable('The change feed is starting; retry in a moment.');
@@ -65,6 +68,8 @@ export function startChangeFeeds({ js, jsm, logger, heartbeatMs, feedsPerTenant 
         filter: wanted.filter,
         from,
         ends,
+        until,
+        revoked,
         heartbeatMs,
         highWaterBytes: HIGH_WATER_BYTES,
         bufferedEvents: BUFFERED_EVENTS,

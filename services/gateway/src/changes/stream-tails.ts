@@ -76,7 +76,14 @@ export function startStreamTails({ js, jsm, logger, retryMs }: StreamTailsOption
         const tenantListeners = subject === undefined ? undefined : listeners.get(subject.tenant);
         if (subject !== undefined && tenantListeners !== undefined) {
           const message = feedMessage(msg.seq, subject, msg.string());
-          for (const listener of tenantListeners) listener(message);
+          for (const listener of tenantListeners) {
+            try {
+              listener(message);
+            } catch (err) {
+              // an event the feed cannot show (not JSON, say) is left out; the others go on
+              logger.error({ err, stream: stream.name, seq: msg.seq }, 'change feed could not show an event');
+            }
+          }
         }
         delivered = msg.seq;
       }

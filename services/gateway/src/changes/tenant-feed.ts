@@ -15,6 +15,10 @@ export interface TenantFeedOptions {
   /** The end of each stream when the feed opened: its first reading of history goes up to there. */
   ends: FeedPosition;
   heartbeatMs: number;
+  /** When the caller's token expires: the feed ends then, and the caller comes back with a new one. */
+  until: number;
+  /** Whether the caller's token has been revoked since it was issued: asked at each heartbeat, and the feed ends. */
+  revoked(): boolean;
   /** Bytes the caller may leave unread before the feed stops buffering and reads from the streams again. */
   highWaterBytes: number;
   /** Live events kept while the feed reads history; beyond them it reads history again. */
@@ -109,9 +113,12 @@ export function openTenantFeed(options: TenantFeedOptions): TenantFeed {
     shown[index] = Math.max(shown[index]!, last);
   }
 
+  // what the tails handed out before these listeners were added is history: read it up to there at least
+  const openedAt = options.ends.map((end, index) => Math.max(end, tails[index]!.delivered()));
+
   async function run(): Promise<void> {
     catchUpAgain();
-    let ends: FeedPosition | undefined = options.ends;
+    let ends: FeedPosition | undefined = openedAt;
     while (!closed) {
       for (const [index, stream] of FEED_STREAMS.entries()) {
         await readHistory(index, ends?.[index] ?? (await options.lastSequence(stream.name)));
@@ -135,6 +142,7 @@ export function openTenantFeed(options: TenantFeedOptions): TenantFeed {
 
   /** A comment, and the position so far as an id without data: a quiet caller still resumes from near now. */
   function heartbeat(): void {
+    if (options.revoked()) return end();
     if (body.writableNeedDrain) return;
     // live, every event of the tenant up to what the tails delivered has been shown
     if (live) for (const [index, tail] of tails.entries()) shown[index] = Math.max(shown[index]!, tail.delivered());
@@ -145,20 +153,21 @@ export function openTenantFeed(options: TenantFeedOptions): TenantFeed {
     if (closed) return;
     closed = true;
     clearInterval(beating);
+    clearTimeout(expiring);
     for (const stop of unlisten) stop();
     leaveLive();
     body.emit('drain');
   }
 
+  function end(): void {
+    close();
+    body.end();
+  }
+
   const beating = setInterval(heartbeat, heartbeatMs);
+  const expiring = setTimeout(end, Math.max(0, options.until - Date.now()));
   body.on('close', close);
   body.write(`retry: 1000\nid: ${encodePosition(shown)}\n\n`);
   run().catch((err: unknown) => body.destroy(err instanceof Error ? err : new Error(String(err))));
-  return {
-    body,
-    end() {
-      close();
-      body.end();
-    },
-  };
+  return { body, end };
 }

@@ -1,4 +1,4 @@
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { revocationDigest, type AuthContext, type RevocationCheck } from '@rm/service-kit';
 import type { TenantLimits } from '@rm/contracts';
 import type { KeyRing } from '../keys/key-ring.js';
@@ -19,13 +19,13 @@ export interface LineTokensOptions {
 /**
  * The bearer token each line of an import is sent with: the caller's, then, when it nears its expiry, one
  * the gateway signs for the same client, tenant and limits, so that an import longer than a token's
- * lifetime still applies its last lines. None is signed once the caller's token has been revoked (the
- * client or tenant revoked since it was issued): the lines after its expiry then answer 401.
+ * lifetime still applies its last lines. None is signed once the caller's token has been revoked (its
+ * client, tenant or signing key revoked since it was issued): the lines after its expiry then answer 401.
  */
 export function createLineTokens({ callerToken, auth, defaultLimits, keyRing, revocations }: LineTokensOptions) {
   const { iat = 0, exp = 0 } = decodeJwt(callerToken);
-  const revoked = () =>
-    revocations.isRevoked({ clientDigest: revocationDigest(auth.clientId), tenantDigest: revocationDigest(auth.tenant), issuedAt: iat, kid: undefined });
+  const { kid } = decodeProtectedHeader(callerToken);
+  const revoked = () => revocations.isRevoked({ clientDigest: revocationDigest(auth.clientId), tenantDigest: revocationDigest(auth.tenant), issuedAt: iat, kid });
   let current = { token: callerToken, expiresAt: exp * 1000 };
   let renewing: Promise<void> | undefined;
 

@@ -14,6 +14,7 @@ export interface OrderedRunnerOptions<Result> {
 interface Entry<Result> {
   key: string;
   run: () => Promise<Result>;
+  failed: (error: unknown) => Result;
   result?: { value: Result };
 }
 
@@ -32,7 +33,10 @@ export function createOrderedRunner<Result>({ concurrency, window, emit }: Order
       running += 1;
       entry
         .run()
-        .then((value) => (entry.result = { value }))
+        .then(
+          (value) => (entry.result = { value }),
+          (error: unknown) => (entry.result = { value: entry.failed(error) }),
+        )
         .finally(() => {
           running -= 1;
           const next = queued.get(entry.key)?.shift();
@@ -51,9 +55,9 @@ export function createOrderedRunner<Result>({ concurrency, window, emit }: Order
   }
 
   return {
-    /** Adds a task; resolves once there is room for the next. `run` must not reject: it answers its own failures. */
-    async add(key: string, run: () => Promise<Result>): Promise<void> {
-      const entry: Entry<Result> = { key, run };
+    /** Adds a task, and the result that stands for it if it fails; resolves once there is room for the next. */
+    async add(key: string, run: () => Promise<Result>, failed: (error: unknown) => Result): Promise<void> {
+      const entry: Entry<Result> = { key, run, failed };
       held.push(entry);
       const waiting = queued.get(key);
       if (waiting === undefined) {

@@ -1,8 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { revocationDigest, type RevocationCheck } from '@rm/service-kit';
 import type { ChangeFeeds } from '../changes/change-feeds.js';
 
 export interface ChangesRoutesOptions {
   feeds: ChangeFeeds;
+  /** A feed ends once its caller's token is revoked, as a call would be refused. */
+  revocations: RevocationCheck;
 }
 
 const Query = {
@@ -22,7 +26,7 @@ const Query = {
  * `GET {base_url}/changes`: the caller's tenant's changes as server-sent events, from a position or from
  * now. Problems (a bad position or type, a position no longer kept) come before the stream starts.
  */
-export const changesRoutes: FastifyPluginAsync<ChangesRoutesOptions> = async (api, { feeds }) => {
+export const changesRoutes: FastifyPluginAsync<ChangesRoutesOptions> = async (api, { feeds, revocations }) => {
   api.get<{ Querystring: { after?: string; types?: string } }>('/changes', { schema: { querystring: Query } }, async (request, reply) => {
     const lastEventId = request.headers['last-event-id'];
     const position =
@@ -31,7 +35,13 @@ export const changesRoutes: FastifyPluginAsync<ChangesRoutesOptions> = async (ap
         : request.query.after === undefined
           ? undefined
           : { field: 'after', value: request.query.after };
-    const feed = await feeds.open({ tenant: request.auth.tenant, types: request.query.types, position });
+    // the token verified: what ends the feed is read from it, as the verifier read it
+    const token = request.headers.authorization!.replace(/^Bearer\s+/i, '');
+    const { exp = 0, iat = 0 } = decodeJwt(token);
+    const { kid } = decodeProtectedHeader(token);
+    const { tenant, clientId } = request.auth;
+    const revoked = () => revocations.isRevoked({ clientDigest: revocationDigest(clientId), tenantDigest: revocationDigest(tenant), issuedAt: iat, kid });
+    const feed = await feeds.open({ tenant, types: request.query.types, position, until: exp * 1000, revoked });
     return reply
       .type('text/event-stream; charset=utf-8')
       .header('Cache-Control', 'no-store')

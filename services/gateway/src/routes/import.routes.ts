@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TenantLimits } from '@rm/contracts';
-import { HttpProblem, UnsupportedMediaType, ValidationProblem, type RevocationCheck } from '@rm/service-kit';
+import { HttpProblem, ServiceUnavailable, UnsupportedMediaType, ValidationProblem, type RevocationCheck } from '@rm/service-kit';
 import { forwardedHeaders } from '../forwarding.js';
 import { parseImportLine } from '../import/import-line.js';
 import { forwardLine, lineProblem, type LineOutcome } from '../import/line-forwarder.js';
@@ -87,6 +87,11 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
     answer.on('close', () => stopped.abort());
     const write = (outcome: LineOutcome) => answer.write(`${JSON.stringify(outcome)}\n`);
     const runner = createOrderedRunner<LineOutcome>({ concurrency, window: WINDOW, emit: write });
+    /** A line whose sending failed unexpectedly: logged, and answered as one to send again. */
+    const failedLine = (line: number) => (err: unknown) => {
+      request.log.error({ err, line }, 'an import line could not be sent');
+      return lineProblem(line, new ServiceUnavailable('The line could not be sent; send it again.'));
+    };
 
     const feed = async () => {
       let unkeyed = 0;
@@ -94,7 +99,7 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
         if (stopped.signal.aborted) break;
         if (answer.writableNeedDrain) await once(answer, 'drain', { signal: stopped.signal }).catch(() => undefined);
         // a refused line is answered in its place, without waiting for any resource
-        const refuse = (problem: HttpProblem) => runner.add(`refused:${(unkeyed += 1)}`, async () => lineProblem(read.number, problem));
+        const refuse = (problem: HttpProblem) => runner.add(`refused:${(unkeyed += 1)}`, async () => lineProblem(read.number, problem), failedLine(read.number));
         if ('tooLong' in read) {
           await refuse(new HttpProblem({ status: 413, title: 'Content Too Large', detail: `A line must not exceed ${lineLimit} bytes.`, code: 'RM_BODY_TOO_LARGE' }));
           continue;
@@ -106,7 +111,11 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
         }
         const { line } = parsed;
         const owner = ownerOf(line.path)!;
-        await runner.add(line.key, async () => forwardLine(owner, basePath, read.number, line, { ...callerHeaders, authorization: await tokens.header() }, stopped.signal));
+        await runner.add(
+          line.key,
+          async () => forwardLine(owner, basePath, read.number, line, { ...callerHeaders, authorization: await tokens.header() }, stopped.signal),
+          failedLine(read.number),
+        );
       }
       await runner.finished();
     };

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@rm/testkit';
-import { BASE, createClient, tokenFor, type GatewayHarness } from '../helpers.js';
+import { BASE, createClient, signWithGatewayKey, tokenFor, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 /** One server-sent event as the feed wrote it; `event` and `data` are absent on an id-only message. */
@@ -18,6 +18,8 @@ interface OpenFeed {
   /** The events with data. */
   changes(): FeedEvent[];
   lastId(): string | undefined;
+  /** The server ended the stream. */
+  ended(): boolean;
   close(): void;
 }
 
@@ -54,12 +56,14 @@ async function openFeed(path: string, as: string, headers: Record<string, string
   const abort = new AbortController();
   const response = await gateway.fetch(`${BASE}${path}`, { headers: { Authorization: `Bearer ${as}`, ...headers }, signal: abort.signal });
   const events: FeedEvent[] = [];
+  let ended = false;
   const feed: OpenFeed = {
     status: response.status,
     headers: response.headers,
     events,
     changes: () => events.filter((event) => event.data !== undefined),
     lastId: () => events.findLast((event) => event.id !== undefined)?.id,
+    ended: () => ended,
     close: () => abort.abort(),
   };
   feeds.push(feed);
@@ -80,6 +84,7 @@ async function openFeed(path: string, as: string, headers: Record<string, string
           if (event !== undefined) events.push(event);
         }
       }
+      ended = true;
     } catch {
       // aborted
     }
@@ -201,6 +206,14 @@ export function describeChangeFeed(stack: () => Stack): void {
       const gone = await openFeed(`/changes?after=${Buffer.from('1:999999999,0,0,0,0').toString('base64url')}`, token);
       expect(gone.status).toBe(410);
       expect(problemOf(gone)).toMatchObject({ status: 410, title: 'Gone', detail: expect.stringContaining('no longer kept') });
+    });
+
+    it('ends when the token it was opened with expires: the caller comes back with a new one', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const shortLived = await signWithGatewayKey(gateway, { iat: now, exp: now + 2 }, { tenant: 'feed-expiry' });
+      const feed = await openFeed('/changes', shortLived);
+      expect(feed.status).toBe(200);
+      await waitFor('the feed to end at the expiry', async () => feed.ended(), 10_000);
     });
 
     it('needs a token', async () => {

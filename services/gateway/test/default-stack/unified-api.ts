@@ -1,10 +1,8 @@
 import { request as httpRequest } from 'node:http';
-import { importJWK, SignJWT } from 'jose';
 import { MongoClient } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connectTestMongo, createTestIssuer, startSilentServer, testServers, unservedLookups, waitFor } from '@rm/testkit';
-import { createSigningKeyStore } from '../../src/store/signing-key-store.js';
-import { AUDIENCE, BASE, createClient, ISSUER, startGateway, tokenFor, type GatewayHarness } from '../helpers.js';
+import { AUDIENCE, BASE, createClient, ISSUER, signWithGatewayKey, startGateway, tokenFor, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 const EMPLOYEE = {
@@ -20,22 +18,6 @@ function call(path: string, token: string | undefined, init: RequestInit = {}): 
   const headers = new Headers(init.headers);
   if (token !== undefined) headers.set('Authorization', `Bearer ${token}`);
   return gateway.fetch(`${BASE}${path}`, { ...init, headers });
-}
-
-/** A token signed with the gateway's own current key, with the claims given (expired ones too). */
-async function signWithGatewayKey(claims: { exp: number; iat: number }, audience = AUDIENCE): Promise<string> {
-  const mongo = new MongoClient(testServers().mongoUrl);
-  try {
-    const [key] = await createSigningKeyStore(mongo.db(gateway.variables.MONGO_DB), gateway.variables.SIGNING_KEY_ENCRYPTION_KEY!).all();
-    return await new SignJWT({ tenant: 'acme', client_id: 'c', ...claims })
-      .setProtectedHeader({ alg: 'ES256', kid: key!.kid, typ: 'at+jwt' })
-      .setIssuer(ISSUER)
-      .setAudience(audience)
-      .setSubject('c')
-      .sign(await importJWK(key!.privateJwk, 'ES256'));
-  } finally {
-    await mongo.close();
-  }
 }
 
 function validTimes(): { iat: number; exp: number } {
@@ -145,10 +127,10 @@ export function describeUnifiedApi(stack: () => Stack): void {
     });
 
     it.each([
-      ['an expired token', async () => signWithGatewayKey({ iat: Math.floor(Date.now() / 1000) - 600, exp: Math.floor(Date.now() / 1000) - 300 })],
+      ['an expired token', async () => signWithGatewayKey(gateway, { iat: Math.floor(Date.now() / 1000) - 600, exp: Math.floor(Date.now() / 1000) - 300 })],
       ['a token signed by an unknown key', async () => (await createTestIssuer({ issuer: ISSUER, audience: AUDIENCE })).mint({ tenant: 'acme' })],
       ['an unsigned token (alg none)', async () => (await createTestIssuer({ issuer: ISSUER, audience: AUDIENCE })).mint({ tenant: 'acme', algorithm: 'none' })],
-      ['a token of another audience, signed by the gateway', async () => signWithGatewayKey(validTimes(), 'another-api')],
+      ['a token of another audience, signed by the gateway', async () => signWithGatewayKey(gateway, validTimes(), { audience: 'another-api' })],
       ['a token of another issuer', async () => (await createTestIssuer({ issuer: 'https://elsewhere.test', audience: AUDIENCE })).mint({ tenant: 'acme' })],
     ])('answers %s with 401 invalid_token', async (_case, makeToken) => {
       const response = await call('/employee', await makeToken());

@@ -77,8 +77,13 @@ export function createDispatcher(options: DispatcherOptions) {
       }
     }
     for (const [tenant, queue] of tenants) if (queue.due.length === 0 && queue.inFlight === 0) tenants.delete(tenant);
-    const earliest = Math.min(...[...tenants.values()].filter((queue) => queue.inFlight < perTenant).map((queue) => queue.due[0]?.nextAttemptAt.getTime() ?? Infinity));
     clearTimeout(timer);
+    // every attempt that ends pumps again: while all are taken there is nothing to wait for
+    if (inFlight >= concurrency) return;
+    let earliest = Infinity;
+    for (const queue of tenants.values()) {
+      if (queue.inFlight < perTenant) earliest = Math.min(earliest, queue.due[0]?.nextAttemptAt.getTime() ?? Infinity);
+    }
     timer = setTimeout(pump, Math.min(Math.max(earliest - now, 0), LONGEST_SLEEP_MS));
   }
 

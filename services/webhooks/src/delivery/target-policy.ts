@@ -45,7 +45,8 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
     if (error !== null) return callback(error, []);
     const refused = addresses.find(({ address }) => !isPublicAddress(address));
     if (refused !== undefined) {
-      return callback(Object.assign(new RefusedTarget(`${hostname} resolves to ${refused.address}, which is not a public address`), { code: 'ERR_REFUSED_TARGET' }), []);
+      // which address is not told: the attempt log is the tenant's, and the network behind it is not
+      return callback(Object.assign(new RefusedTarget(`${hostname} resolves to an address that is not public`), { code: 'ERR_REFUSED_TARGET' }), []);
     }
     if (options.all === true) return callback(null, addresses);
     const [first] = addresses;

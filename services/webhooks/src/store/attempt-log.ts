@@ -34,7 +34,9 @@ export function createAttemptLog(db: Db) {
 
     async record(tenant: string, subscriptionId: string, attempt: WebhookDeliveryAttempt): Promise<void> {
       const _id = key(tenant, subscriptionId);
-      const attempts = [attempt, ...(await attemptsOf(tenant, subscriptionId))].slice(0, KEPT_ATTEMPTS);
+      await attemptsOf(tenant, subscriptionId);
+      // from the cache as it is now, after the read: two attempts recorded at once both stay
+      const attempts = [attempt, ...(cached.get(_id) ?? [])].slice(0, KEPT_ATTEMPTS);
       cached.set(_id, attempts);
       await orUnavailable(() => logs.updateOne({ _id }, { $set: { attempts } }, { upsert: true }));
     },
