@@ -171,7 +171,8 @@ export function describeDocsPage(stack: () => Stack): void {
         expect(stored).not.toContain(client.secret);
       });
 
-      it('opens at the licence for /docs#licence and at an operation for its deep link', async () => {
+      // two pages drawing the whole document: on a loaded 2-core machine this took over 30 s twice
+      it('opens at the licence for /docs#licence and at an operation for its deep link', { timeout: 90_000 }, async () => {
         const other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
         try {
           await other.goto(`${gateway.origin}/docs#licence`);
