@@ -22,6 +22,7 @@ const METRICS = [
   'rm_outbox_oldest_event_age_seconds', 'rm_consumer_pending_messages', 'rm_consumer_ack_pending_messages',
   'rm_consumer_redelivered_messages', 'rm_consumer_handling_duration_seconds', 'rm_dead_letters_total', 'rm_mongodb_up',
   'rm_nats_up', 'rm_matching_convergence_lag_seconds', 'rm_matching_snapshots', 'rm_matching_combinations',
+  'rm_webhook_attempts_total', 'rm_webhook_deliveries_pending',
   'process_resident_memory_bytes', 'nodejs_eventloop_lag_p99_seconds',
 ];
 

@@ -32,4 +32,6 @@ export const bodies = {
     start: { at: at(startHour), location: { address: { name: 'Depot' } } },
     end: { at: at(startHour + hours) },
   }),
+  // nothing listens on the discard port: deliveries to it fail at once (a local stack runs WEBHOOK_TARGETS=any)
+  webhookSubscription: (url = 'http://127.0.0.1:9/hooks'): RequestBody<'upsertWebhookSubscription'> => ({ url, types: ['employee.*'] }),
 };

@@ -26,6 +26,8 @@ const TOKEN_PATHS: { service: ServiceName; method: string; path: string; body?: 
   { service: 'deployments', method: 'DELETE', path: '/means/auth-probe/actual/a1' },
   { service: 'matching', method: 'GET', path: '/available-employee' },
   { service: 'matching', method: 'GET', path: '/resource-combination' },
+  { service: 'webhooks', method: 'GET', path: '/webhook-subscription' },
+  { service: 'webhooks', method: 'PUT', path: '/webhook-subscription/auth-probe', body: bodies.webhookSubscription() },
 ];
 const LOGIN_FAILURE_LIMIT = 10;
 
