@@ -12,13 +12,13 @@
 // - that every stream of the writing tenant shows each write once and in order, and the others none.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { parseEventSubject, serviceStream } from '@rm/contracts';
 import { findFreePort, testServers } from '@rm/testkit';
 import { createThrowawayTenant, startStack, stopThrowawayStack, throwawayStackOptions, type Stack, type ThrowawayTenant } from '../scripts/stack.ts';
 import { createArrivals } from './lib/arrivals.ts';
 import { issueToken } from './lib/gateway-token.ts';
 import type { Bench, BenchContext } from './lib/bench.ts';
-import { employeeFields } from './lib/employee-fixture.ts';
+import { followEmployeeEvents, type EmployeeEventFollower } from './lib/employee-events.ts';
+import { API_BASE as BASE, bearer, putEmployee } from './lib/gateway-calls.ts';
 import { liveHeapOf } from './lib/inspected-heap.ts';
 import { residentMemory } from './lib/process-memory.ts';
 import { printGrowthTable, printMarkdown, type ReportRow } from './lib/report.ts';
@@ -26,7 +26,6 @@ import { measureSeries, reportProgress, warmUp, type SeriesResult } from './lib/
 import { eventBlockReader, startSseStreams, type OpenedStreams, type StreamReceipt } from './lib/sse-streams.ts';
 import { msSince, nsToMs, percentile, sortedAscending } from './lib/stats.ts';
 
-const BASE = '/resource-management/v1';
 /** Streams open besides the measuring one, at each size of the run. */
 const SIZES = (process.env.BENCH_CHANGE_FEED_SIZES ?? '0,100,1000').split(',').map(Number);
 /** Writes per latency series, one at a time, each waiting for its event. */
@@ -78,7 +77,7 @@ export const changeFeedBench: Bench = {
     const toGateway = new Pool(stack.gateway, { connections: 32 });
     const others = startSseStreams(stack.gateway);
     let measuring: MeasuringFeed | undefined;
-    let broker: BrokerFollower | undefined;
+    let broker: EmployeeEventFollower | undefined;
     try {
       const tenants: (ThrowawayTenant & { token: string })[] = [];
       for (const tenant of await Promise.all(Array.from({ length: TENANTS }, () => createThrowawayTenant(stack, 'bench-feed')))) {
@@ -86,7 +85,7 @@ export const changeFeedBench: Bench = {
       }
       const writer = tenants[0]!;
       measuring = await openMeasuringFeed(toGateway, writer.token);
-      broker = await followEmployeeEvents(context, writer.tenant);
+      broker = await followEmployeeEvents(context, writer.tenant, ARRIVAL_TIMEOUT_MS);
       const target: WriteTarget = { toGateway, token: writer.token, measuring, broker };
       await putEmployee(toGateway, writer.token, 'read-1', 0);
       await warmUp({ ops: 2_000, concurrency: 8, operation: () => readEmployee(toGateway, writer.token) });
@@ -192,21 +191,6 @@ function isWarning(line: string): boolean {
   }
 }
 
-function bearer(token: string): Record<string, string> {
-  return { authorization: `Bearer ${token}` };
-}
-
-async function putEmployee(pool: Pool, token: string, key: string, index: number): Promise<void> {
-  const { statusCode, body } = await pool.request({
-    method: 'PUT',
-    path: `${BASE}/employee/${key}`,
-    headers: { ...bearer(token), 'content-type': 'application/json' },
-    body: JSON.stringify(employeeFields(index)),
-  });
-  await body.dump();
-  if (statusCode !== 201) throw new Error(`PUT answered ${statusCode}`);
-}
-
 async function readEmployee(pool: Pool, token: string): Promise<void> {
   const { statusCode, body } = await pool.request({ method: 'GET', path: `${BASE}/employee/read-1`, headers: bearer(token) });
   await body.dump();
@@ -260,39 +244,11 @@ async function openMeasuringFeed(pool: Pool, token: string): Promise<MeasuringFe
   }
 }
 
-/** The baseline: a plain ordered consumer of the employees stream from its end, as the gateway's tail reads it. */
-interface BrokerFollower {
-  arrivals: Arrivals;
-  stop(): Promise<void>;
-}
-
-async function followEmployeeEvents(context: BenchContext, tenant: string): Promise<BrokerFollower> {
-  const stream = serviceStream('employees').name;
-  const { state } = await context.jsm.streams.info(stream);
-  const consumer = await context.js.consumers.get(stream, { opt_start_seq: state.last_seq + 1 });
-  const messages = await consumer.consume({ max_messages: 1_000 });
-  const arrivals = createArrivals(ARRIVAL_TIMEOUT_MS);
-  const reading = (async () => {
-    for await (const msg of messages) {
-      const subject = parseEventSubject(msg.subject);
-      if (subject?.tenant !== tenant || subject.entity !== 'employee' || subject.action !== 'created') continue;
-      arrivals.record((JSON.parse(msg.string()) as { entity_id: string }).entity_id);
-    }
-  })();
-  return {
-    arrivals,
-    async stop() {
-      messages.stop();
-      await reading;
-    },
-  };
-}
-
 interface WriteTarget {
   toGateway: Pool;
   token: string;
   measuring: MeasuringFeed;
-  broker: BrokerFollower;
+  broker: EmployeeEventFollower;
 }
 
 /**

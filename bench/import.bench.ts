@@ -24,8 +24,8 @@ import { printMarkdown } from './lib/report.ts';
 import { msSince } from './lib/stats.ts';
 
 const SIZES = (process.env.BENCH_IMPORT_EMPLOYEES ?? '1000,5000').split(',').map(Number);
-/** Single calls: employees in flight at once, each its PUT then its POST (load.bench.ts sends 8). */
-const SINGLE_IN_FLIGHT = [8, 16] as const;
+/** Single calls: employees in flight at once, each its PUT then its POST (load.bench.ts sends 8); empty: none. */
+const SINGLE_IN_FLIGHT = (process.env.BENCH_IMPORT_IN_FLIGHT ?? '8,16').split(',').filter((each) => each.trim() !== '').map(Number);
 const TRUCKS = 200;
 const PLACES = 20;
 /** How often the AvailableEmployees are counted while waiting for the engine. */
