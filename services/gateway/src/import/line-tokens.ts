@@ -1,6 +1,6 @@
-import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { revocationDigest, type AuthContext, type RevocationCheck } from '@rm/service-kit';
+import type { AuthContext } from '@rm/service-kit';
 import type { TenantLimits } from '@rm/contracts';
+import type { CallerToken } from '../caller-token.js';
 import type { KeyRing } from '../keys/key-ring.js';
 
 /** A token is renewed this long before it expires: a line sent with it still reaches its owner in time. */
@@ -8,12 +8,11 @@ const RENEW_BEFORE_MS = 60_000;
 
 export interface LineTokensOptions {
   /** The caller's bearer token, which the gateway verified. */
-  callerToken: string;
+  caller: CallerToken;
   auth: AuthContext;
   /** The tenant's limits where the caller's token names none. */
   defaultLimits: TenantLimits;
   keyRing: Pick<KeyRing, 'sign'>;
-  revocations: RevocationCheck;
 }
 
 /**
@@ -22,11 +21,8 @@ export interface LineTokensOptions {
  * lifetime still applies its last lines. None is signed once the caller's token has been revoked (its
  * client, tenant or signing key revoked since it was issued): the lines after its expiry then answer 401.
  */
-export function createLineTokens({ callerToken, auth, defaultLimits, keyRing, revocations }: LineTokensOptions) {
-  const { iat = 0, exp = 0 } = decodeJwt(callerToken);
-  const { kid } = decodeProtectedHeader(callerToken);
-  const revoked = () => revocations.isRevoked({ clientDigest: revocationDigest(auth.clientId), tenantDigest: revocationDigest(auth.tenant), issuedAt: iat, kid });
-  let current = { token: callerToken, expiresAt: exp * 1000 };
+export function createLineTokens({ caller, auth, defaultLimits, keyRing }: LineTokensOptions) {
+  let current = { token: caller.token, expiresAt: caller.expiresAt };
   let renewing: Promise<void> | undefined;
 
   async function renew(): Promise<void> {
@@ -37,7 +33,7 @@ export function createLineTokens({ callerToken, auth, defaultLimits, keyRing, re
   return {
     /** The `authorization` header of the next line. */
     async header(): Promise<string> {
-      if (current.expiresAt - Date.now() < RENEW_BEFORE_MS && !revoked()) {
+      if (current.expiresAt - Date.now() < RENEW_BEFORE_MS && !caller.revoked()) {
         // a failed signing keeps the token there is: its lines answer 401 once it has expired
         renewing ??= renew()
           .catch(() => undefined)

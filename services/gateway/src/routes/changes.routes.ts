@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { revocationDigest, type RevocationCheck } from '@rm/service-kit';
+import type { RevocationCheck } from '@rm/service-kit';
+import { callerToken } from '../caller-token.js';
 import type { ChangeFeeds } from '../changes/change-feeds.js';
 
 export interface ChangesRoutesOptions {
@@ -35,13 +35,9 @@ export const changesRoutes: FastifyPluginAsync<ChangesRoutesOptions> = async (ap
         : request.query.after === undefined
           ? undefined
           : { field: 'after', value: request.query.after };
-    // the token verified: what ends the feed is read from it, as the verifier read it
-    const token = request.headers.authorization!.replace(/^Bearer\s+/i, '');
-    const { exp = 0, iat = 0 } = decodeJwt(token);
-    const { kid } = decodeProtectedHeader(token);
-    const { tenant, clientId } = request.auth;
-    const revoked = () => revocations.isRevoked({ clientDigest: revocationDigest(clientId), tenantDigest: revocationDigest(tenant), issuedAt: iat, kid });
-    const feed = await feeds.open({ tenant, types: request.query.types, position, until: exp * 1000, revoked });
+    // the feed ends with the token it was opened with
+    const { expiresAt, revoked } = callerToken(request, revocations);
+    const feed = await feeds.open({ tenant: request.auth.tenant, types: request.query.types, position, until: expiresAt, revoked });
     return reply
       .type('text/event-stream; charset=utf-8')
       .header('Cache-Control', 'no-store')

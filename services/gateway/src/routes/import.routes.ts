@@ -3,6 +3,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TenantLimits } from '@rm/contracts';
 import { HttpProblem, ServiceUnavailable, UnsupportedMediaType, ValidationProblem, type RevocationCheck } from '@rm/service-kit';
+import { callerToken } from '../caller-token.js';
 import { forwardedHeaders } from '../forwarding.js';
 import { parseImportLine } from '../import/import-line.js';
 import { forwardLine, lineProblem, type LineOutcome } from '../import/line-forwarder.js';
@@ -75,11 +76,10 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
     }
     const forwarded = forwardedHeaders(request);
     const tokens = createLineTokens({
-      callerToken: request.headers.authorization!.replace(/^Bearer\s+/i, ''),
+      caller: callerToken(request, options.revocations),
       auth: request.auth,
       defaultLimits: options.defaultLimits,
       keyRing: options.keyRing,
-      revocations: options.revocations,
     });
     const callerHeaders = Object.fromEntries(CALLER_HEADERS.flatMap((name) => (forwarded[name] === undefined ? [] : [[name, forwarded[name]!]])));
     const answer = new PassThrough();
