@@ -23,7 +23,7 @@ export const webhooksService = defineService({
     const subscriptions = createSubscriptionStore(db);
     const deliveries = createDeliveryStore(db);
     const attempts = createAttemptLog(db);
-    await Promise.all([subscriptions.ensureIndexes(), deliveries.ensureIndexes()]);
+    await subscriptions.ensureIndexes();
     const sender = createSender({ policy: config.WEBHOOK_TARGETS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES });
     const dispatcher = createDispatcher({
       deliveries,

@@ -51,8 +51,6 @@ export function createDeliveryStore(db: Db) {
   const deliveries = db.collection<DeliveryDocument>('webhook_deliveries');
 
   return {
-    ensureIndexes: () => orUnavailable(() => deliveries.createIndex({ tenant: 1, subscription_id: 1 })),
-
     /** Adds the deliveries of new events; one added before (an event handed over again) is kept as it is. */
     async add(pending: readonly (PendingDelivery & { body: string })[]): Promise<void> {
       if (pending.length === 0) return;
