@@ -55,20 +55,11 @@ function writesOf(index: number): [Write, Write] {
   ];
 }
 
-/** What one case came to. */
-interface CaseFigures {
+/** What one case came to: what its writes came to, and around them. */
+interface CaseFigures extends Outcome {
   name: string;
   employees: number;
   writes: number;
-  wallMs: number;
-  /** From the request sent until the first answer line (import only): the body spooled, the first line applied. */
-  firstAnswerMs?: number;
-  /** Answers by status; `lost` for writes that got no answer. */
-  statuses: Map<string, number>;
-  /** Import only: every line answered once, in input order. */
-  inOrder?: boolean;
-  firstProblem?: string;
-  availabilities: number;
   converged: { afterMs: number; countMs: number; shown: number } | { timedOutAfterMs: number; shown: number };
   gatewayPeakMiB: number;
   /** Log lines at warn or above, by service: how many, and the first one's message. */
@@ -99,10 +90,14 @@ interface TenantClient {
   token: string;
 }
 
+/** What the writes of one case came to. */
 interface Outcome {
   wallMs: number;
+  /** From the request sent until the first answer line (import only): the body spooled, the first line applied. */
   firstAnswerMs?: number;
+  /** Answers by status; `lost` for writes that got no answer. */
   statuses: Map<string, number>;
+  /** Import only: every line answered once, in input order. */
   inOrder?: boolean;
   firstProblem?: string;
   /** Availabilities written (their POST answered 201). */
