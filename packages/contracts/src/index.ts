@@ -25,3 +25,4 @@ export * from './planning.js';
 export * from './matching.js';
 export * from './change-types.js';
 export * from './webhook-subscription.js';
+export * from './expected-availability.js';

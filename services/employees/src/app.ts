@@ -21,6 +21,7 @@ import { decideEmployee, type EmployeeInput } from './domain/employee.js';
 import { SERVICE_NAME } from './events.js';
 import { availabilityRoutes } from './routes/availability.routes.js';
 import { employeeParent } from './routes/employee-scope.js';
+import { expectedAvailabilityRoutes } from './routes/expected-availability.routes.js';
 import { shiftScheduleRoutes } from './routes/shift-schedule.routes.js';
 import { createAvailabilityRepository } from './store/availability-repository.js';
 import { EMPLOYEE_PARENT } from './store/employee-parent.js';
@@ -62,12 +63,9 @@ export const employeesService = defineService({
         quota: createTenantQuota({ limit: 'employees', kind: 'employees', count: (tenant) => employees.count({ tenant }) }),
       });
       await api.register(shiftScheduleRoutes, { employees, schedules, homeBases });
-      await api.register(availabilityRoutes, {
-        employees,
-        availabilities,
-        homeBases,
-        quota: createTenantQuota({ limit: 'availabilities', kind: 'availabilities', count: (tenant) => availabilities.count({ tenant }) }),
-      });
+      const availabilityQuota = createTenantQuota({ limit: 'availabilities', kind: 'availabilities', count: (tenant) => availabilities.count({ tenant }) });
+      await api.register(availabilityRoutes, { employees, availabilities, homeBases, quota: availabilityQuota });
+      await api.register(expectedAvailabilityRoutes, { employees, schedules, availabilities, homeBases, quota: availabilityQuota });
       await api.register(unavailabilityRoutes, {
         parent: employeeParent(employees),
         unavailabilities,

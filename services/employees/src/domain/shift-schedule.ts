@@ -62,11 +62,7 @@ function indexViolations(templates: Template[]): Violation[] {
 
 /** The shift's duration rules, and when they hold, its span on the timeline or the violation of its stop.latest. */
 function shiftTiming({ shift, path, weekStart }: PlacedShift): { violations: Violation[]; span?: Span } {
-  const durations: Durations = {
-    window: optionalMillis(shift.start.window),
-    atLeast: optionalMillis(shift.duration.at_least),
-    atMost: millis(shift.duration.at_most),
-  };
+  const durations = durationsOf(shift);
   const violations = durationViolations(durations, path);
   if (violations.length > 0) return { violations };
   const length = shiftLength(shift, durations);
@@ -91,6 +87,15 @@ function durationViolations({ window, atLeast, atMost }: Durations, path: string
     ...broken(atLeast !== undefined && !(atMost >= atLeast), atMostField, 'must be at least duration.at_least'),
     ...broken(!(atMost < WEEK), atMostField, 'must be below P7D'),
   ];
+}
+
+/** From start.earliest to the calculated end of a stored (valid) shift: see shiftLength. */
+export function storedShiftLength(shift: Shift): number {
+  return shiftLength(shift, durationsOf(shift)) ?? Number.NaN;
+}
+
+function durationsOf(shift: Shift): Durations {
+  return { window: optionalMillis(shift.start.window), atLeast: optionalMillis(shift.duration.at_least), atMost: millis(shift.duration.at_most) };
 }
 
 /**

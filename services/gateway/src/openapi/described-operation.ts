@@ -30,8 +30,8 @@ export function describedOperation(path: string, method: string, operation: Open
 
 function withExamples(operation: OpenApiOperation, examples: OperationExamples): OpenApiOperation {
   const parameters = operation.parameters?.map((parameter): OpenApiParameter | OpenApiRef => {
-    if ('$ref' in parameter || parameter.in !== 'path') return parameter;
-    const example = examples.parameters?.[parameter.name];
+    if ('$ref' in parameter) return parameter;
+    const example = { path: examples.parameters, query: examples.query }[parameter.in as 'path' | 'query']?.[parameter.name];
     return example === undefined ? parameter : { ...parameter, example };
   });
   const requestBody = operation.requestBody === undefined ? undefined : { ...operation.requestBody, content: exemplified(operation.requestBody.content, examples.request) };

@@ -7,6 +7,8 @@
 export interface OperationExamples {
   /** Path parameters by name (every path parameter of the operation). */
   parameters?: Record<string, string>;
+  /** Query parameters by name, for reads that need some (a range). */
+  query?: Record<string, string>;
   /** The JSON request body, for operations that take one. */
   request?: unknown;
   /** 2xx response bodies by status ('200', '201'). */
@@ -121,6 +123,29 @@ const AVAILABILITY_REQUEST = {
   mandatory: true,
 };
 const AVAILABILITY = { id: AVAILABILITY_ID, employee_id: EMPLOYEE_ID, ...AVAILABILITY_REQUEST, version: 1 };
+
+// The schedule's Monday of that week, read in UTC: the availability above starts when it does, so it covers it.
+const EXPECTED_DAY = { from: '2026-12-07T00:00:00Z', until: '2026-12-08T00:00:00Z', time_zone: 'UTC' };
+const EXPECTED_ORIGIN = { shift_schedule_id: SHIFT_SCHEDULE_ID, template_index: 1, shift_position: 0 };
+const EXPECTED_SHIFT = {
+  ...EXPECTED_ORIGIN,
+  availability: {
+    earliest_start: '2026-12-07T06:00:00Z',
+    latest_start: '2026-12-07T07:00:00Z',
+    latest_stop: '2026-12-07T15:30:00Z',
+    min_duration: 'PT6H',
+    max_duration: 'PT9H',
+  },
+  start_location: { home_base: HOME_BASE_REF },
+  start_location_from: 'employee',
+  covered_by: AVAILABILITY_ID,
+};
+const AVAILABILITY_GENERATION = {
+  created: [],
+  existing: [{ ...EXPECTED_ORIGIN, earliest_start: '2026-12-07T06:00:00Z', availability_id: AVAILABILITY_ID }],
+  overlapping: [],
+  refused: [],
+};
 
 const EMPLOYEE_UNAVAILABILITY_REQUEST = { from: '2026-12-24T00:00:00Z', to: '2026-12-28T00:00:00Z', description: 'Kerstverlof' };
 const EMPLOYEE_UNAVAILABILITY = { id: EMPLOYEE_UNAVAILABILITY_ID, employee_id: EMPLOYEE_ID, ...EMPLOYEE_UNAVAILABILITY_REQUEST, version: 1 };
@@ -243,6 +268,8 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   deleteEmployeeAvailabilities: { parameters: employeePath },
   getEmployeeAvailability: { parameters: availabilityPath, responses: { '200': AVAILABILITY } },
   updateEmployeeAvailability: { parameters: availabilityPath, request: AVAILABILITY_REQUEST, responses: { '200': replaced(AVAILABILITY) } },
+  getExpectedAvailability: { parameters: employeePath, query: EXPECTED_DAY, responses: { '200': [EXPECTED_SHIFT] } },
+  generateAvailabilities: { parameters: employeePath, request: EXPECTED_DAY, responses: { '200': AVAILABILITY_GENERATION } },
   deleteEmployeeAvailability: { parameters: availabilityPath },
 
   getEmployeeUnavailabilities: { parameters: employeePath, responses: { '200': [EMPLOYEE_UNAVAILABILITY] } },

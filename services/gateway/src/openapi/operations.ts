@@ -216,6 +216,28 @@ export const OPERATIONS: Record<string, OperationText> = {
     summary: 'Deletes an availability',
     description: `Deletes the availability and the combination tied to it, unless a released route has deployed it. ${IF_MATCH}`,
   },
+  'GET /employee/{employee_id}/expected-availability': {
+    operationId: 'getExpectedAvailability',
+    tag: 'Availability',
+    summary: "Lists the shifts an employee's schedules imply",
+    description:
+      'Ours: every shift the shift schedules imply that starts in `[from, until)` (at most 92 days), in start order, read in ' +
+      '`time_zone` (IANA, default UTC: a schedule names no zone). Each names its schedule, template and position, the ' +
+      'availability it stands for, where it starts (the shift\'s location, else the employee\'s), and the availability ' +
+      'that covers it (one that starts when it does) or one that overlaps it without covering it.',
+    experimental: true,
+  },
+  'POST /employee/{employee_id}/availability-generation': {
+    operationId: 'generateAvailabilities',
+    tag: 'Availability',
+    summary: "Creates the availabilities an employee's schedules imply",
+    description:
+      'Ours: creates an availability, as a single POST would, for every expected shift of the range (see the expected ' +
+      'availability) that no availability covers, of every schedule or of `shift_schedule_id`. Answers what it created, what ' +
+      'existed already, what it could not create because it overlaps another availability (naming it), and what was refused ' +
+      'otherwise. Running it again creates nothing more.',
+    experimental: true,
+  },
 
   'GET /employee/{employee_id}/unavailability': {
     operationId: 'getEmployeeUnavailabilities',

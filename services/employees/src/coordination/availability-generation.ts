@@ -1,0 +1,142 @@
+import type { FastifyRequest } from 'fastify';
+import {
+  AVAILABILITY_EVENTS,
+  MAX_EXPECTED_RANGE_DAYS,
+  type AvailabilityGenerationResult,
+  type EmployeeFields,
+  type ExpectedShift,
+} from '@rm/contracts';
+import { NotFound, problemFromError, ValidationProblem, type TenantQuota } from '@rm/service-kit';
+import type { HomeBaseClaims } from '@rm/service-kit/resources';
+import { entityId, newKey, overlapping, ResourceConflictError, type Scope } from '@rm/store';
+import {
+  comparedWith,
+  expectedShifts,
+  isKnownTimeZone,
+  shiftLocations,
+  type ExpectedShiftTime,
+  type HeldAvailability,
+  type ShiftRange,
+} from '../domain/expected-shifts.js';
+import { DAY, WEEK } from '../domain/week-timeline.js';
+import type { AvailabilityRepository } from '../store/availability-repository.js';
+import type { EmployeeRepository } from '../store/employee-repository.js';
+import type { ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
+import { claimingCreate } from './claiming-writes.js';
+
+/** Most expected shifts one call lists or generates: a quarter of four shifts a day, with room to spare. */
+export const MAX_EXPECTED_SHIFTS = 2_000;
+
+export interface GenerationParts {
+  employees: EmployeeRepository;
+  schedules: ShiftScheduleRepository;
+  availabilities: AvailabilityRepository;
+  homeBases: HomeBaseClaims;
+  quota: TenantQuota;
+}
+
+/** What a request asks: the range, its zone, and perhaps one schedule. */
+export interface ExpectedQuery {
+  from: string;
+  until: string;
+  time_zone?: string;
+  shift_schedule_id?: string;
+}
+
+/** The employee, the expected shifts of the range, and the availabilities they may meet. */
+interface Expectations {
+  employee: EmployeeFields;
+  expected: ExpectedShiftTime[];
+  held: HeldAvailability[];
+}
+
+/** `GET /employee/{employee_id}/expected-availability`: the expected shifts, each beside what the employee's availabilities say of it. */
+export async function listExpectedShifts(parts: GenerationParts, scope: Required<Scope>, query: ExpectedQuery): Promise<ExpectedShift[]> {
+  const { employee, expected, held } = await expectationsOf(parts, scope, query);
+  return expected.map((shift) => ({ ...shift, ...shiftLocations(shift.availability, employee), ...comparedWith(shift, held) }));
+}
+
+/**
+ * `POST /employee/{employee_id}/availability-generation`: creates an availability for every expected shift
+ * that none covers, in start order, each as a single create would (its home bases claimed, the tenant's
+ * quota, the no-overlap rule under the employee's guard, its own event). So running it again creates
+ * nothing; a failure part way leaves what was created, and running it again finishes the rest.
+ */
+export async function generateAvailabilities(
+  parts: GenerationParts,
+  request: FastifyRequest,
+  scope: Required<Scope>,
+  query: ExpectedQuery,
+): Promise<AvailabilityGenerationResult> {
+  const { expected, held } = await expectationsOf(parts, scope, query);
+  const result: AvailabilityGenerationResult = { created: [], existing: [], overlapping: [], refused: [] };
+  const referrerOf = (of: Scope, key: string) => ({ entity: AVAILABILITY_EVENTS.entity, id: entityId({ ...of, key }) });
+  for (const shift of expected) {
+    const origin = {
+      shift_schedule_id: shift.shift_schedule_id,
+      template_index: shift.template_index,
+      shift_position: shift.shift_position,
+      earliest_start: shift.availability.earliest_start,
+    };
+    const { covered_by, overlapping: other } = comparedWith(shift, held);
+    if (covered_by !== undefined) result.existing.push({ ...origin, availability_id: covered_by });
+    else if (other !== undefined) result.overlapping.push({ ...origin, availability_id: other });
+    else {
+      try {
+        await parts.quota.admit(request.auth, async () => true);
+        const create = claimingCreate({ homeBases: parts.homeBases, request, items: parts.availabilities, referrerOf }, scope, shift.availability);
+        const created = await create(newKey());
+        parts.quota.added(scope.tenant);
+        held.push({ id: created.key, availability: created.body });
+        result.created.push({ ...origin, availability_id: created.key });
+      } catch (error) {
+        // another write came first: the shift overlaps what it created
+        if (error instanceof ResourceConflictError) result.overlapping.push({ ...origin, availability_id: conflictingIdOf(error) });
+        else result.refused.push({ ...origin, problem: refusalOf(error) });
+      }
+    }
+  }
+  return result;
+}
+
+async function expectationsOf(parts: GenerationParts, scope: Required<Scope>, query: ExpectedQuery): Promise<Expectations> {
+  const range = rangeOf(query);
+  const zone = query.time_zone ?? 'UTC';
+  if (!isKnownTimeZone(zone)) throw new ValidationProblem([{ field: 'time_zone', message: 'must be an IANA time zone, like Europe/Amsterdam' }]);
+  const employee = await parts.employees.get({ tenant: scope.tenant, key: scope.parent });
+  if (employee === null) throw new NotFound(`employee '${scope.parent}' does not exist`);
+  const schedules = (await parts.schedules.find(scope))
+    .filter((schedule) => query.shift_schedule_id === undefined || schedule.key === query.shift_schedule_id)
+    .map((schedule) => ({ id: schedule.key, schedule: schedule.body }));
+  if (query.shift_schedule_id !== undefined && schedules.length === 0) {
+    throw new NotFound(`shift schedule '${query.shift_schedule_id}' of employee '${scope.parent}' does not exist`);
+  }
+  const expected = expectedShifts(schedules, range, zone);
+  if (expected.length > MAX_EXPECTED_SHIFTS) {
+    throw new ValidationProblem([{ field: 'until', message: `the range holds more than ${MAX_EXPECTED_SHIFTS} expected shifts; narrow it` }]);
+  }
+  // a shift that starts in the range ends less than two weeks later (a window and a duration, each below a week)
+  const around = overlapping('span.start', 'span.end', { from: range.from, until: new Date(range.until.getTime() + 2 * WEEK) });
+  const held = (await parts.availabilities.find(scope, around)).map((each) => ({ id: each.key, availability: each.body }));
+  return { employee: employee.body, expected, held };
+}
+
+function rangeOf({ from, until }: ExpectedQuery): ShiftRange {
+  const range = { from: new Date(from), until: new Date(until) };
+  if (!(range.until > range.from)) throw new ValidationProblem([{ field: 'until', message: 'must be after from' }]);
+  if (range.until.getTime() - range.from.getTime() > MAX_EXPECTED_RANGE_DAYS * DAY) {
+    throw new ValidationProblem([{ field: 'until', message: `must be at most ${MAX_EXPECTED_RANGE_DAYS} days after from` }]);
+  }
+  return range;
+}
+
+function conflictingIdOf(error: ResourceConflictError): string {
+  return String(error.extensions.conflicting_id);
+}
+
+/** The problem a single create would have answered; a fault of ours (5xx) fails the whole request instead. */
+function refusalOf(error: unknown) {
+  const { status, body } = problemFromError(error);
+  if (status >= 500 || body === undefined) throw error;
+  return { title: body.title, status, detail: body.detail };
+}

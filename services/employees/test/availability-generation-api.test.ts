@@ -1,0 +1,131 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useWorld } from '@rm/testkit/service-helpers';
+import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
+import { BASE, employeeBody, json, startEmployees } from './helpers.js';
+
+const { world: harness } = useWorld(startEmployees);
+let alice: Record<string, string>;
+
+const EMPLOYEE = 'emp-generated';
+const employeeUrl = (employee = EMPLOYEE) => `${BASE}/employee/${employee}`;
+const send = (method: 'GET' | 'POST' | 'PUT', url: string, body?: object) =>
+  harness.app.inject({ method, url, headers: alice, ...(body === undefined ? {} : { payload: body }) });
+const expected = (query: string, employee = EMPLOYEE) => send('GET', `${employeeUrl(employee)}/expected-availability?${query}`);
+const generate = (body: object, employee = EMPLOYEE) => send('POST', `${employeeUrl(employee)}/availability-generation`, body);
+
+/** Mondays 06:00 and Wednesdays 14:00 (8 hours each), every week from Monday 2026-11-30, read in Europe/Brussels. */
+const WEEKLY = {
+  start: { start_date: '2026-11-30', start_week: 1 },
+  templates: [
+    {
+      index: 1,
+      shifts: [
+        { start: { earliest: { day: 'MONDAY', time: '06:00' } }, duration: { at_most: 'PT8H' } },
+        { start: { earliest: { day: 'WEDNESDAY', time: '14:00' } }, duration: { at_most: 'PT8H' }, mandatory: true },
+      ],
+    },
+  ],
+};
+const TWO_WEEKS = { from: '2026-11-30T00:00:00Z', until: '2026-12-14T00:00:00Z', time_zone: 'Europe/Brussels' };
+const TWO_WEEKS_QUERY = new URLSearchParams(TWO_WEEKS).toString();
+let scheduleId: string;
+
+beforeAll(async () => {
+  alice = await harness.as('tenant-a');
+  await send('PUT', employeeUrl(), employeeBody());
+  scheduleId = json<{ id: string }>(await send('POST', `${employeeUrl()}/shift-schedule`, WEEKLY)).id;
+});
+
+interface Outcome {
+  shift_schedule_id: string;
+  earliest_start: string;
+  availability_id: string;
+}
+interface Generated {
+  created: Outcome[];
+  existing: Outcome[];
+  overlapping: Outcome[];
+  refused: unknown[];
+}
+
+describe('GET /employee/{employee_id}/expected-availability and POST …/availability-generation', () => {
+  it('lists the shifts the schedule implies, in UTC, where the employee starts, and that no availability covers them yet', async () => {
+    const answer = await expected(TWO_WEEKS_QUERY);
+    expect(answer.statusCode).toBe(200);
+    const shifts = json<Record<string, unknown>[]>(answer);
+    expect(shifts.map((shift) => (shift.availability as { earliest_start: string }).earliest_start)).toEqual([
+      '2026-11-30T05:00:00Z',
+      '2026-12-02T13:00:00Z',
+      '2026-12-07T05:00:00Z',
+      '2026-12-09T13:00:00Z',
+    ]);
+    expect(shifts[1]).toMatchObject({
+      shift_schedule_id: scheduleId,
+      template_index: 1,
+      shift_position: 1,
+      availability: { max_duration: 'PT8H', mandatory: true },
+      start_location: { address: { name: 'Depot Gent' } },
+      start_location_from: 'employee',
+    });
+    expect(shifts.filter((shift) => 'covered_by' in shift || 'overlapping' in shift)).toEqual([]);
+  });
+
+  it('creates an availability for each shift no availability covers, and tells the one another availability overlaps', async () => {
+    const blocking = json<{ id: string }>(
+      await send('POST', `${employeeUrl()}/availability`, { earliest_start: '2026-12-07T09:00:00Z', max_duration: 'PT4H' }),
+    );
+    const answer = await generate(TWO_WEEKS);
+    expect(answer.statusCode).toBe(200);
+    const generated = json<Generated>(answer);
+    expect(generated.created.map((each) => each.earliest_start)).toEqual(['2026-11-30T05:00:00Z', '2026-12-02T13:00:00Z', '2026-12-09T13:00:00Z']);
+    expect(generated.overlapping).toEqual([
+      { shift_schedule_id: scheduleId, template_index: 1, shift_position: 0, earliest_start: '2026-12-07T05:00:00Z', availability_id: blocking.id },
+    ]);
+    expect(generated.existing).toEqual([]);
+    const created = await send('GET', `${employeeUrl()}/availability/${generated.created[1]?.availability_id}`);
+    expect(json(created)).toMatchObject({ earliest_start: '2026-12-02T13:00:00Z', max_duration: 'PT8H', mandatory: true });
+  });
+
+  it('creates nothing the second time, and the listing names the availability that covers each shift', async () => {
+    const generated = json<Generated>(await generate(TWO_WEEKS));
+    expect(generated.created).toEqual([]);
+    expect(generated.existing).toHaveLength(3);
+    expect(generated.overlapping).toHaveLength(1);
+    const shifts = json<{ covered_by?: string; overlapping?: string }[]>(await expected(TWO_WEEKS_QUERY));
+    const [first, second, fourth] = generated.existing.map((each) => each.availability_id);
+    expect(shifts.map((shift) => shift.covered_by)).toEqual([first, second, undefined, fourth]);
+    expect(shifts[2]?.overlapping).toBe(generated.overlapping[0]?.availability_id);
+  });
+
+  it('generates only the shifts of the schedule it is given', async () => {
+    const other = json<{ id: string }>(
+      await send('POST', `${employeeUrl()}/shift-schedule`, {
+        start: { start_date: '2026-11-30', start_week: 1 },
+        templates: [{ index: 1, shifts: [{ start: { earliest: { day: 'FRIDAY', time: '06:00' } }, duration: { at_most: 'PT4H' } }] }],
+      }),
+    );
+    const generated = json<Generated>(await generate({ ...TWO_WEEKS, shift_schedule_id: other.id }));
+    expect(generated.created.map((each) => [each.shift_schedule_id, each.earliest_start])).toEqual([
+      [other.id, '2026-12-04T05:00:00Z'],
+      [other.id, '2026-12-11T05:00:00Z'],
+    ]);
+    expect(generated.existing).toEqual([]);
+  });
+
+  it('refuses a range the wrong way round, longer than a quarter, or in an unknown time zone, naming the field', async () => {
+    const refusedFields = (response: Awaited<ReturnType<typeof expected>>) =>
+      expectProblemWithStatus<{ violations: { field: string }[] }>(response, 400).violations.map((violation) => violation.field);
+    expect(refusedFields(await expected('from=2026-12-14T00:00:00Z&until=2026-11-30T00:00:00Z'))).toEqual(['until']);
+    expect(refusedFields(await expected('from=2026-01-01T00:00:00Z&until=2026-06-01T00:00:00Z'))).toEqual(['until']);
+    expect(refusedFields(await generate({ ...TWO_WEEKS, time_zone: 'Mars/Olympus' }))).toEqual(['time_zone']);
+    expect(refusedFields(await expected('from=2026-11-30T00:00:00Z'))).toEqual(['until']);
+  });
+
+  it('answers 404 for an unknown employee or schedule', async () => {
+    expectProblemWithStatus(await expected(TWO_WEEKS_QUERY, 'nobody'), 404, { detail: "employee 'nobody' does not exist" });
+    const unknown = '0190a3c4-1234-7abc-8def-0123456789ab';
+    expectProblemWithStatus(await generate({ ...TWO_WEEKS, shift_schedule_id: unknown }), 404, {
+      detail: `shift schedule '${unknown}' of employee '${EMPLOYEE}' does not exist`,
+    });
+  });
+});
