@@ -100,3 +100,68 @@ export const ResourceCombinationPage = Type.Object({
 
 export const MatchingParams = Type.Object({ id: GeneratedId }, { additionalProperties: false });
 export type MatchingParams = Static<typeof MatchingParams>;
+
+/** Why a shift and a transport resource are not combined: the engine's own rules of a pair, and the resource taken. */
+export const CANDIDATE_REASONS = [
+  'location',
+  'inactive',
+  'trailer',
+  'requirements',
+  'required-capabilities',
+  'no-guaranteed-time',
+  'employee-unavailable',
+  'resource-unavailable',
+  'taken',
+] as const;
+export type CandidateReasonCode = (typeof CANDIDATE_REASONS)[number];
+
+const CandidateReason = Type.Object(
+  {
+    code: Type.Union(
+      CANDIDATE_REASONS.map((code) => Type.Literal(code)),
+      { description: CANDIDATE_REASONS.join(', ') },
+    ),
+    message: Type.String(),
+    missing: Type.Optional(Type.Array(Type.String(), { description: 'requirements, required-capabilities: what the driver skills lack.' })),
+    periods: Type.Optional(
+      Type.Array(Type.Object({ from: DateTime, to: DateTime }, { additionalProperties: false }), {
+        description: 'employee-unavailable, resource-unavailable: the unavailabilities over the guaranteed working time.',
+      }),
+    ),
+    taken_by: Type.Optional(
+      Type.Object(
+        { resource_combination_id: GeneratedId, employee_id: BusinessId },
+        { additionalProperties: false, description: 'taken: the combination of another shift that overlaps this one.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `GET /available-employee/{id}/candidates`: the transport resources a shift could take, and why it does not. */
+export const AvailableEmployeeCandidates = Type.Object(
+  {
+    available_employee_id: GeneratedId,
+    employee_id: BusinessId,
+    shift: Span(SHIFT),
+    guaranteed_working_time: Type.Optional(Span(GUARANTEED)),
+    combined_with: Type.Optional(Type.Array(BusinessId, { description: 'The transport resources of its combination, if it has one.' })),
+    candidates: Type.Array(
+      Type.Object(
+        {
+          transport_resource_id: BusinessId,
+          feasible: Type.Boolean({ description: 'No reason keeps the shift from it, taken included.' }),
+          combined: Type.Boolean({ description: 'The shift is combined with it.' }),
+          reasons: Type.Array(CandidateReason),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'The transport resources where the shift starts (on a journey, those it continues with): the one it is combined with first, then the feasible ones, then the others, each by id.',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AvailableEmployeeCandidates = Static<typeof AvailableEmployeeCandidates>;

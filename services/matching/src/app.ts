@@ -8,6 +8,7 @@ import { createMatchingEngine } from './engine.js';
 import { INPUT_EVENTS, inputSources, INPUTS_STREAM, partitionSubjects, SERVICE_NAME } from './events.js';
 import { convergenceLag, observeTenants, resolveObserver, tenantLabeller } from './metrics.js';
 import { createPartitionTables, startPartitionLeases } from './partitions.js';
+import { candidatesRoutes } from './routes/candidates.routes.js';
 import { outputRoutes } from './routes/output.routes.js';
 import { createInputStore } from './store/inputs.js';
 import { createOutputs, toAvailableEmployee, toResourceCombination, type AvailableEmployeeFields, type CombinationFields } from './store/outputs.js';
@@ -50,6 +51,7 @@ export const matchingService = defineService({
         schemas: { Resource: ResourceCombination, Page: ResourceCombinationPage },
         cursors,
       });
+      await api.register(candidatesRoutes, { inputs: collections.inputs, outputs: collections.outputs });
     },
   async extend({ collections, config, js, jsm, logger, metrics, startConsumer }) {
     const partitions = config.MATCHING_PARTITIONS;

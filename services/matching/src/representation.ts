@@ -1,4 +1,4 @@
-import type { Interval } from './domain/interval.js';
+import { intervalOf, type Interval } from './domain/interval.js';
 import type { AvailableEmployee, StartKey } from './domain/snapshot.js';
 import type { CombinationView } from './domain/tenant-matching.js';
 import type { AvailableEmployeeFields, CombinationFields } from './store/outputs.js';
@@ -49,4 +49,30 @@ export function combinationFields(combination: CombinationView): CombinationFiel
     linked: combination.linked,
     ...(combination.deploymentId === undefined ? {} : { deployment_id: combination.deploymentId }),
   };
+}
+
+/** The snapshot as the engine held it when it wrote these fields: what a read of the outputs checks pairs with (candidates). */
+export function availableEmployeeOf(availabilityId: string, fields: AvailableEmployeeFields): AvailableEmployee {
+  const interval = ({ start, end }: { start: string; end: string }) => intervalOf(start, end);
+  return {
+    availabilityId,
+    employeeId: fields.employee_id,
+    window: interval(fields.shift),
+    guaranteed: fields.guaranteed_working_time === undefined ? null : interval(fields.guaranteed_working_time),
+    location: startKeyOf(fields.location),
+    mandatory: fields.mandatory,
+    driverSkills: fields.driver_skills,
+    skills: fields.skills,
+    ...(fields.linked_transport_resource === undefined ? {} : { linkedTransportResource: fields.linked_transport_resource }),
+    ...(fields.costs === undefined ? {} : { costs: fields.costs }),
+    unavailable: fields.unavailabilities.map(({ from, to }) => intervalOf(from, to)),
+    ...(fields.address === undefined ? {} : { address: fields.address }),
+  };
+}
+
+function startKeyOf(location: AvailableEmployeeFields['location']): StartKey {
+  if (location.home_base_id !== undefined) return { kind: 'home-base', id: location.home_base_id };
+  if (location.name !== undefined) return { kind: 'ad-hoc', name: location.name };
+  if (location.at_last_end === true) return { kind: 'journey', transportResourceIds: location.transport_resource_ids ?? [] };
+  return { kind: 'none' };
 }

@@ -3,6 +3,7 @@ import {
   canCombine,
   combinationCapabilities,
   combinationCost,
+  everyReasonNotToCombine,
   transportResourceView,
   whyNotCombine,
 } from '../src/domain/feasibility.js';
@@ -53,6 +54,12 @@ describe('whyNotCombine: each rule of a pair (DESIGN §6)', () => {
 
   it('reports the first broken rule in its order', () => {
     expect(whyNotCombine(shift('a', { guaranteed: null }), truck('t', { type: 'TRAILER', inactive: true }))).toBe('inactive');
+  });
+
+  it('lists every broken rule in the same order, for a planner (everyReasonNotToCombine)', () => {
+    const pair = [shift('a', { guaranteed: null }), truck('t', { type: 'TRAILER', inactive: true })] as const;
+    expect(everyReasonNotToCombine(...pair)).toEqual(['inactive', 'trailer', 'no-guaranteed-time']);
+    expect(everyReasonNotToCombine(shift('a'), truck('t'))).toEqual([]);
   });
 });
 

@@ -231,6 +231,24 @@ const RESOURCE_COMBINATION = {
   version: 1,
 };
 
+/** Why the availability drives its own truck: the one truck at the depot besides it needs a skill the driver lacks. */
+const AVAILABLE_EMPLOYEE_CANDIDATES = {
+  available_employee_id: AVAILABILITY_ID,
+  employee_id: EMPLOYEE_ID,
+  shift: SHIFT,
+  guaranteed_working_time: GUARANTEED_WORKING_TIME,
+  combined_with: [TRANSPORT_RESOURCE_ID],
+  candidates: [
+    { transport_resource_id: TRANSPORT_RESOURCE_ID, feasible: true, combined: true, reasons: [] },
+    {
+      transport_resource_id: 'truck-0388',
+      feasible: false,
+      combined: false,
+      reasons: [{ code: 'requirements', message: "the employee's driver skills lack requirements of the transport resource", missing: ['LZV'] }],
+    },
+  ],
+};
+
 const employeePath = { employee_id: EMPLOYEE_ID };
 const shiftSchedulePath = { ...employeePath, generated_id: SHIFT_SCHEDULE_ID };
 const availabilityPath = { ...employeePath, generated_id: AVAILABILITY_ID };
@@ -332,4 +350,5 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
 
   getPagedAvailableEmployees: { responses: { '200': page('available_employees', [AVAILABLE_EMPLOYEE]) } },
   getAvailableEmployee: { parameters: { id: AVAILABILITY_ID }, responses: { '200': AVAILABLE_EMPLOYEE } },
+  getAvailableEmployeeCandidates: { parameters: { id: AVAILABILITY_ID }, responses: { '200': AVAILABLE_EMPLOYEE_CANDIDATES } },
 };

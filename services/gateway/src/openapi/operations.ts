@@ -477,6 +477,17 @@ export const OPERATIONS: Record<string, OperationText> = {
     description: 'The snapshot with its version in `ETag`.',
     experimental: true,
   },
+  'GET /available-employee/{id}/candidates': {
+    operationId: 'getAvailableEmployeeCandidates',
+    tag: 'Available Employee',
+    summary: 'Tells why a shift is or is not combined',
+    description:
+      "Ours: the transport resources where the shift starts (on a journey, those it continues with), the one it is combined " +
+      'with first, each with every reason the matching engine would not pair them: `location`, `inactive`, `trailer`, ' +
+      '`requirements` and `required-capabilities` (with what the driver skills lack), `no-guaranteed-time`, ' +
+      '`employee-unavailable` and `resource-unavailable` (with the periods), and `taken` (with the combination that holds it).',
+    experimental: true,
+  },
 
   'GET /webhook-subscription': {
     operationId: 'getPagedWebhookSubscriptions',

@@ -67,7 +67,14 @@ const DELETES = [
  * Answered from what the asynchronous matching engine made of the writes, or from the deliveries the webhooks service has
  * tried so far: their examples are checked against the schemas only.
  */
-const ASYNCHRONOUS_OUTPUT = new Set(['getPagedResourceCombinations', 'getResourceCombination', 'getPagedAvailableEmployees', 'getAvailableEmployee', 'getWebhookDeliveries']);
+const ASYNCHRONOUS_OUTPUT = new Set([
+  'getPagedResourceCombinations',
+  'getResourceCombination',
+  'getPagedAvailableEmployees',
+  'getAvailableEmployee',
+  'getAvailableEmployeeCandidates',
+  'getWebhookDeliveries',
+]);
 
 /** Streams, not JSON: their examples are in the document itself, and their own tests (change-feed.ts, import.ts) send them. */
 const STREAMED = new Set(['getChanges', 'importWrites']);

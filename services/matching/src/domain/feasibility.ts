@@ -59,23 +59,39 @@ export type Infeasibility =
   | 'employee-unavailable'
   | 'resource-unavailable';
 
+/** One rule of a pair: the reason it gives, and whether the pair breaks it. */
+interface PairRule {
+  readonly reason: Infeasibility;
+  breaks(shift: AvailableEmployee, resource: TransportResourceView): boolean;
+}
+
+/** The rules of a pair (DESIGN §6), in the order whyNotCombine checks them. */
+const PAIR_RULES: readonly PairRule[] = [
+  { reason: 'location', breaks: (shift, resource) => !locationsMatch(shift, resource) },
+  { reason: 'inactive', breaks: (_, resource) => resource.inactive },
+  // a trailer is never driven alone
+  { reason: 'trailer', breaks: (_, resource) => resource.type === 'TRAILER' },
+  { reason: 'requirements', breaks: (shift, resource) => !isSubset(resource.requirements, shift.driverSkills) },
+  { reason: 'required-capabilities', breaks: (shift, resource) => !isSubset(resource.requiredCapabilities, shift.driverSkills) },
+  // no time to work (only inconsistent inputs give a non-empty guaranteed time in an empty window)
+  { reason: 'no-guaranteed-time', breaks: (shift) => shift.guaranteed === null || shift.window.start >= shift.window.end },
+  // only the guaranteed working time counts: an unavailability elsewhere in the window leaves room to plan around it
+  { reason: 'employee-unavailable', breaks: (shift) => shift.guaranteed !== null && overlapsAny(shift.guaranteed, shift.unavailable) },
+  { reason: 'resource-unavailable', breaks: (shift, resource) => shift.guaranteed !== null && overlapsAny(shift.guaranteed, resource.unavailable) },
+];
+
 /**
  * Why the pair is not feasible on its own, or `null` when it is (DESIGN §6). Whether the resource is
  * already taken in that window is the matcher's concern, not this one's.
  */
 export function whyNotCombine(shift: AvailableEmployee, resource: TransportResourceView): Infeasibility | null {
-  if (!locationsMatch(shift, resource)) return 'location';
-  if (resource.inactive) return 'inactive';
-  // a trailer is never driven alone
-  if (resource.type === 'TRAILER') return 'trailer';
-  if (!isSubset(resource.requirements, shift.driverSkills)) return 'requirements';
-  if (!isSubset(resource.requiredCapabilities, shift.driverSkills)) return 'required-capabilities';
-  // no time to work (only inconsistent inputs give a non-empty guaranteed time in an empty window)
-  if (shift.guaranteed === null || shift.window.start >= shift.window.end) return 'no-guaranteed-time';
-  // only the guaranteed working time counts: an unavailability elsewhere in the window leaves room to plan around it
-  if (overlapsAny(shift.guaranteed, shift.unavailable)) return 'employee-unavailable';
-  if (overlapsAny(shift.guaranteed, resource.unavailable)) return 'resource-unavailable';
+  for (const rule of PAIR_RULES) if (rule.breaks(shift, resource)) return rule.reason;
   return null;
+}
+
+/** Every rule the pair breaks, in the same order: what a planner is told of a pair (candidates). */
+export function everyReasonNotToCombine(shift: AvailableEmployee, resource: TransportResourceView): Infeasibility[] {
+  return PAIR_RULES.filter((rule) => rule.breaks(shift, resource)).map((rule) => rule.reason);
 }
 
 export function canCombine(shift: AvailableEmployee, resource: TransportResourceView): boolean {

@@ -35,6 +35,8 @@ export interface InputStore {
   record(tenant: string, inputs: readonly InputToRecord[]): Promise<void>;
   /** The tenant's inputs; undefined once it has more than `atMost`, without holding the rest. */
   ofTenant(tenant: string, atMost?: number): Promise<Input[] | undefined>;
+  /** The data of the tenant's live inputs of one entity (`transport-resource`), as their last event carried it. */
+  liveOf(tenant: string, entity: string): Promise<Record<string, unknown>[]>;
 }
 
 export function createInputStore(store: Store): InputStore {
@@ -84,5 +86,11 @@ export function createInputStore(store: Store): InputStore {
     });
   }
 
-  return { record, ofTenant };
+  async function liveOf(tenant: string, entity: string): Promise<Record<string, unknown>[]> {
+    // equalities both, which FerretDB pushes down; the tenant's index serves them
+    const found = await orUnavailable(() => rows.find({ tenant, entity, deleted: false }).toArray());
+    return found.map(({ data }) => JSON.parse(data) as Record<string, unknown>);
+  }
+
+  return { record, ofTenant, liveOf };
 }
