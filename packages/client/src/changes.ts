@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from './sleep.js';
 import { ApiError } from './errors.js';
 import type { components } from './generated/api.js';
 
@@ -67,7 +67,7 @@ export async function* followChanges(open: (query: URLSearchParams, signal: Abor
       clearTimeout(silence);
       connection.abort();
     }
-    await sleep(RECONNECT_DELAY_MS, undefined, { signal: options.signal }).catch(() => undefined);
+    await sleep(RECONNECT_DELAY_MS, options.signal).catch(() => undefined);
   }
 }
 

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from './sleep.js';
 
 export interface RetryPolicy {
   /** Attempts after the first; 0 never retries. */
@@ -66,7 +66,7 @@ function isLostAnswer(error: unknown): boolean {
 /** Waits `ms`, at most maxDelayMs, and up to a fifth longer so that clients refused together do not come back together; ends early on the caller's abort. */
 function pause(ms: number, policy: RetryPolicy, signal: AbortSignal | undefined): Promise<void> {
   const jittered = Math.min(ms, policy.maxDelayMs) * (1 + Math.random() / 5);
-  return sleep(jittered, undefined, signal === undefined ? {} : { signal });
+  return sleep(jittered, signal);
 }
 
 /** 250 ms, 500 ms, 1 s, …: a pause that grows when nothing says how long. */
