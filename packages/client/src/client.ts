@@ -6,7 +6,7 @@ import type { paths } from './generated/api.js';
 import { OPERATIONS } from './generated/operations.js';
 import type { ApiResult, Arguments, Data, Item, OperationId, PagedOperationId } from './operation-types.js';
 import { isRepeatable, retrying, type RetryPolicy } from './retries.js';
-import { createTokenSource, type TokenSource } from './token-source.js';
+import { createTokenSource, type ClientAuthentication, type TokenSource } from './token-source.js';
 
 export interface ClientOptions {
   /** The API's base URL, like https://rm.example.org/resource-management/v1. */
@@ -25,6 +25,8 @@ export interface ClientOptions {
   renewTokensAfter?: number;
   /** Default: the global fetch. */
   fetch?: typeof fetch;
+  /** `client_secret_post` for a browser page (see token-source.ts); default `client_secret_basic`. */
+  clientAuthentication?: ClientAuthentication;
 }
 
 /** One method per operationId, and `each.<operationId>` for the paged lists. */
@@ -56,7 +58,9 @@ interface OperationEntry {
 
 /** The typed client of the v1 API: tokens, retries and paging are its business, not its caller's. */
 export function createClient(options: ClientOptions): ApiClient {
-  const baseFetch = withTimeout(options.fetch ?? globalThis.fetch, options.timeoutMs ?? 30_000);
+  // called as a plain function: a browser's fetch must keep its window as `this`
+  const plainFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+  const baseFetch = withTimeout(plainFetch, options.timeoutMs ?? 30_000);
   const renewAfter = options.renewTokensAfter ?? 0.85;
   if (!(renewAfter > 0 && renewAfter <= 1)) throw new RangeError('renewTokensAfter must be above 0 and at most 1');
   const retry: RetryPolicy = { retries: options.retries ?? 4, maxDelayMs: options.maxRetryDelayMs ?? 30_000 };
@@ -104,7 +108,7 @@ export function createClient(options: ClientOptions): ApiClient {
       .map(([id]) => [id, (...args: unknown[]) => each(id as OperationId, args)]),
   );
   // no timeout on the streams: the feed's heartbeats tell a live one from a lost one, and an import takes its time
-  const feedFetch = authorizedFetch(tokens, retry, options.fetch ?? globalThis.fetch);
+  const feedFetch = authorizedFetch(tokens, retry, plainFetch);
   const changes = (changesOptions?: ChangesOptions) =>
     followChanges((query, signal) => feedFetch(new Request(`${options.baseUrl}/changes?${query}`, { signal })), changesOptions);
   const imports = (lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, importOptions: { signal?: AbortSignal } = {}) =>

@@ -9,7 +9,15 @@ export interface TokenSourceOptions {
   retry: RetryPolicy;
   /** The share of `expires_in` after which a token is renewed (spec: 80 to 90 %). */
   renewAfter: number;
+  /** How the client authenticates (RFC 6749 §2.3.1); default `client_secret_basic`. */
+  clientAuthentication?: ClientAuthentication;
 }
+
+/**
+ * HTTP Basic, as the spec asks; or the id and secret in the form, for a browser page: a refused Basic login
+ * answers with a Basic challenge, on which a browser opens its own login dialog and holds the request.
+ */
+export type ClientAuthentication = 'client_secret_basic' | 'client_secret_post';
 
 /**
  * Bearer tokens of one client (OAuth 2.0 client credentials, HTTP Basic, as the spec asks): fetched
@@ -28,9 +36,16 @@ interface Token {
   expiresAt: number;
 }
 
-export function createTokenSource({ tokenUrl, clientId, clientSecret, fetch, retry, renewAfter }: TokenSourceOptions): TokenSource {
+export function createTokenSource(options: TokenSourceOptions): TokenSource {
+  const { tokenUrl, clientId, clientSecret, fetch, retry, renewAfter, clientAuthentication = 'client_secret_basic' } = options;
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
   // form-encoded first (RFC 6749 §2.3.1), which leaves only ASCII for btoa
-  const credentials = btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`);
+  const basic = `Basic ${btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`)}`;
+  if (clientAuthentication === 'client_secret_post') {
+    form.set('client_id', clientId);
+    form.set('client_secret', clientSecret);
+  }
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...(clientAuthentication === 'client_secret_basic' ? { authorization: basic } : {}) };
   let token: Token | undefined;
   let pending: Promise<Token> | undefined;
 
@@ -38,11 +53,7 @@ export function createTokenSource({ tokenUrl, clientId, clientSecret, fetch, ret
     const asked = Date.now();
     // a token request changes nothing that matters on the server: asking again is always safe
     const response = await retrying(retry, { repeatable: true }, () =>
-      fetch(tokenUrl, {
-        method: 'POST',
-        headers: { authorization: `Basic ${credentials}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: 'grant_type=client_credentials',
-      }),
+      fetch(tokenUrl, { method: 'POST', headers, body: form.toString() }),
     );
     if (response.status !== 200) throw await ApiError.of(response, `the token endpoint refused client '${clientId}'`);
     const { access_token: value, expires_in: lifetime } = (await response.json()) as { access_token?: unknown; expires_in?: unknown };

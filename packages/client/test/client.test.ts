@@ -147,6 +147,16 @@ describe('the typed client against the whole stack', () => {
     expect(wire.statuses).toEqual([]);
   });
 
+  it('sends the id and secret in the form instead when asked (client_secret_post): a refusal then carries no Basic challenge', async () => {
+    const { client } = await newClient({ clientAuthentication: 'client_secret_post' });
+    expect((await client.ping()).data).toBe('pong');
+    const refused = await newClient({ clientAuthentication: 'client_secret_post', clientSecret: 'not-the-secret' });
+    const error = await refused.client.ping().catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ name: 'ApiError', status: 401 });
+    // what would open a browser's login dialog
+    expect((error as { headers?: Headers }).headers?.get('www-authenticate') ?? null).toBeNull();
+  });
+
   it("waits out the tenant's rate limit as Retry-After says, so that a burst of calls all succeed", async () => {
     const { client, wire } = await newClient();
     const answers = await Promise.all(Array.from({ length: TENANT_REQUEST_RATE * 2 }, () => client.getPagedEmployees()));

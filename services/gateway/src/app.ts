@@ -12,6 +12,7 @@ import { proxyRoutes } from './routes/proxy.routes.js';
 import { changesRoutes } from './routes/changes.routes.js';
 import { importRoutes } from './routes/import.routes.js';
 import { startChangeFeeds } from './changes/change-feeds.js';
+import { boardRoutes } from './routes/board.routes.js';
 import { docsRoutes } from './routes/docs.routes.js';
 import { operationsRoutes } from './routes/operations.routes.js';
 import { TOKEN_PATH, tokenRoutes } from './routes/token.routes.js';
@@ -140,6 +141,7 @@ export const gatewayService = defineService({
           basePath: config.PUBLIC_BASE_PATH,
           limits: { bodyLimit: config.BODY_LIMIT_BYTES, tokenRequestsPerIp: config.TOKEN_RATE_LIMIT, tokenRequestsPerClient: config.TOKEN_RATE_LIMIT_PER_CLIENT },
         });
+        await app.register(boardRoutes, { basePath: config.PUBLIC_BASE_PATH });
         if (config.ADMIN_TOKEN !== undefined) {
           await app.register(operationsRoutes, { adminToken: config.ADMIN_TOKEN, upstreams, timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) });
         }

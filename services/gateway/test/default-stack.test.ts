@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { describeApiDocument } from './default-stack/api-document.js';
 import { describeApiExamples } from './default-stack/api-examples.js';
+import { describeBoardPage } from './default-stack/board-page.js';
 import { describeChangeFeed } from './default-stack/change-feed.js';
 import { describeImport } from './default-stack/import.js';
 import { describeDocsPage } from './default-stack/docs-page.js';
@@ -28,6 +29,7 @@ const current = () => stack;
 describeApiDocument(current);
 describeApiExamples(current);
 describeDocsPage(current);
+describeBoardPage(current);
 describeHomeBaseReferences(current);
 describeReadYourWrites(current);
 describeChangeFeed(current);

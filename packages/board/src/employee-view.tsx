@@ -1,0 +1,146 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ApiClient, Data } from '@rm/client';
+import { Axis, Track, type Bar } from './track.js';
+import { formatSpan, rangeOf, type Range } from './timeline.js';
+
+type Expected = Data<'getExpectedAvailability'>;
+type Availabilities = Data<'getEmployeeAvailabilities'>;
+type Unavailabilities = Data<'getEmployeeUnavailabilities'>;
+type Generation = Data<'generateAvailabilities'>;
+
+/** The browser's time zone: the schedules' days and times are read in it. */
+const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+interface EmployeeBoard {
+  expected: Expected;
+  availabilities: Availabilities;
+  unavailabilities: Unavailabilities;
+}
+
+/** The end of an availability (DESIGN §6): latest_stop, else (latest_start or earliest_start) + max_duration. */
+function availabilityEnd(availability: Availabilities[number]): number {
+  if (availability.latest_stop !== undefined) return Date.parse(availability.latest_stop);
+  return Date.parse(availability.latest_start ?? availability.earliest_start) + durationMs(availability.max_duration);
+}
+
+/** An ISO 8601 duration of days, hours, minutes and seconds, in milliseconds (what the API writes). */
+function durationMs(duration: string): number {
+  const [, days = '0', hours = '0', minutes = '0', seconds = '0'] = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(duration) ?? [];
+  return ((Number(days) * 24 + Number(hours)) * 60 + Number(minutes)) * 60_000 + Number(seconds) * 1000;
+}
+
+/** An employee's expected shifts (from the schedules) beside the availabilities and unavailabilities, and a button that generates the missing ones. */
+export function EmployeeView({ rm, day, days, revision }: { rm: ApiClient; day: string; days: number; revision: number }) {
+  const [employeeId, setEmployeeId] = useState('');
+  const [shown, setShown] = useState<string>();
+  const [board, setBoard] = useState<EmployeeBoard>();
+  const [generated, setGenerated] = useState<Generation>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [reloads, setReloads] = useState(0);
+  const range = rangeOf(day, days);
+  const query = { from: new Date(range.from).toISOString(), until: new Date(range.until).toISOString() };
+
+  useEffect(() => {
+    if (shown === undefined) return;
+    setError(undefined);
+    Promise.all([
+      rm.getExpectedAvailability(shown, { query: { ...query, time_zone: TIME_ZONE } }),
+      rm.getEmployeeAvailabilities(shown, { query }),
+      rm.getEmployeeUnavailabilities(shown, { query }),
+    ]).then(
+      ([expected, availabilities, unavailabilities]) => setBoard({ expected: expected.data, availabilities: availabilities.data, unavailabilities: unavailabilities.data }),
+      (failure: unknown) => {
+        setBoard(undefined);
+        setError(String(failure));
+      },
+    );
+  }, [rm, shown, range.from, range.until, revision, reloads]);
+
+  async function generate() {
+    if (shown === undefined) return;
+    setBusy(true);
+    try {
+      setGenerated((await rm.generateAvailabilities(shown, { ...query, time_zone: TIME_ZONE })).data);
+      setReloads((count) => count + 1);
+    } catch (failure) {
+      setError(String(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="employee-heading">
+      <form
+        class="toolbar"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setGenerated(undefined);
+          setShown(employeeId.trim());
+        }}
+      >
+        <h2 id="employee-heading">Employee</h2>
+        <label>
+          Employee id <input value={employeeId} onInput={(event) => setEmployeeId((event.target as HTMLInputElement).value)} required />
+        </label>
+        <button type="submit">Show</button>
+      </form>
+      {error !== undefined && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {shown !== undefined && board !== undefined && (
+        <>
+          <div class="timeline" role="table" aria-label={`Shifts of ${shown}`}>
+            <Axis range={range} />
+            <Track label="Expected" detail={`from schedules, ${TIME_ZONE}`} range={range} bars={expectedBars(range, board.expected)} />
+            <Track label="Availabilities" range={range} bars={board.availabilities.map((availability) => availabilityBar(range, availability))} />
+            <Track
+              label="Unavailable"
+              range={range}
+              bars={board.unavailabilities.map((unavailability) => ({
+                key: unavailability.id,
+                kind: 'unavailable',
+                start: Date.parse(unavailability.from),
+                end: Date.parse(unavailability.to),
+                text: unavailability.description ?? 'unavailable',
+                description: `unavailable ${formatSpan(range, unavailability.from, unavailability.to)}`,
+              }))}
+            />
+          </div>
+          <p>
+            {board.expected.length} expected shift{board.expected.length === 1 ? '' : 's'}, {board.expected.filter((shift) => shift.covered_by === undefined && shift.overlapping === undefined).length} without an
+            availability.{' '}
+            <button type="button" onClick={generate} disabled={busy}>
+              Generate missing availabilities
+            </button>
+          </p>
+          {generated !== undefined && (
+            <p role="status" class="generated">
+              Created {generated.created.length}, already there {generated.existing.length}, overlapping another availability {generated.overlapping.length}
+              {generated.refused.length > 0 ? `, refused ${generated.refused.length} (${generated.refused.map((each) => each.problem.detail).join('; ')})` : ''}.
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function expectedBars(range: Range, expected: Expected): Bar[] {
+  return expected.map((shift) => {
+    const start = Date.parse(shift.availability.earliest_start);
+    const end = availabilityEnd({ ...shift.availability, id: '', employee_id: '', version: 0 });
+    const state = shift.covered_by !== undefined ? 'covered' : shift.overlapping !== undefined ? 'conflict' : 'expected';
+    const said = { covered: 'has its availability', conflict: 'overlaps another availability', expected: 'no availability yet' }[state];
+    return { key: `${shift.shift_schedule_id}-${start}`, kind: state, start, end, text: said, description: `expected ${formatSpan(range, start, end)}: ${said}` };
+  });
+}
+
+function availabilityBar(range: Range, availability: Availabilities[number]): Bar {
+  const start = Date.parse(availability.earliest_start);
+  const end = availabilityEnd(availability);
+  return { key: availability.id, kind: 'availability', start, end, text: availability.mandatory === true ? 'mandatory' : 'available', description: `available ${formatSpan(range, start, end)}` };
+}

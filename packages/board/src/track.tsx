@@ -1,0 +1,71 @@
+import { formatDay, formatTime, placement, ticksOf, DAY, type Range } from './timeline.js';
+
+/** One bar of a track: a span with its text, a description for screen readers and tooltips, and what choosing it does. */
+export interface Bar {
+  key: string;
+  kind: 'combination' | 'deployed' | 'unavailable' | 'unmatched' | 'expected' | 'covered' | 'conflict' | 'availability';
+  start: number;
+  end: number;
+  /** A part drawn darker inside: the guaranteed working time. */
+  inner?: { start: number; end: number };
+  text: string;
+  description: string;
+  select?: () => void;
+}
+
+/** The time axis above the tracks. */
+export function Axis({ range }: { range: Range }) {
+  const format = range.until - range.from > DAY ? formatDay : formatTime;
+  return (
+    <div class="row axis" role="row">
+      <span class="row-label" role="columnheader">
+        Transport resource
+      </span>
+      <div class="track" role="columnheader" aria-label="Time">
+        {ticksOf(range).map((tick) => {
+          const at = placement(range, tick, tick + 1);
+          return at === undefined ? null : (
+            <span class="tick" key={tick} style={{ left: `${at.left}%` }}>
+              {format(tick)}
+            </span>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+/** A row: its label, and its bars placed on the range; bars that can be chosen are buttons, so the keyboard reaches them. */
+export function Track({ label, detail, range, bars, lane }: { label: string; detail?: string; range: Range; bars: Bar[]; lane?: string }) {
+  return (
+    <div class={`row${lane === undefined ? '' : ` ${lane}`}`} role="row">
+      <span class="row-label" role="rowheader">
+        {label}
+        {detail !== undefined && <small>{detail}</small>}
+      </span>
+      <div class="track" role="cell">
+        {bars.map((bar) => {
+          const at = placement(range, bar.start, bar.end);
+          if (at === undefined) return null;
+          const style = { left: `${at.left}%`, width: `max(${at.width}%, 4px)` };
+          const inner = bar.inner === undefined ? undefined : placement({ from: Math.max(bar.start, range.from), until: Math.min(bar.end, range.until) }, bar.inner.start, bar.inner.end);
+          const content = (
+            <>
+              {inner !== undefined && <span class="inner" style={{ left: `${inner.left}%`, width: `${inner.width}%` }} aria-hidden="true" />}
+              <span class="bar-text">{bar.text}</span>
+            </>
+          );
+          return bar.select === undefined ? (
+            <span key={bar.key} class={`bar ${bar.kind}`} style={style} title={bar.description} aria-label={bar.description}>
+              {content}
+            </span>
+          ) : (
+            <button type="button" key={bar.key} class={`bar ${bar.kind}`} style={style} title={bar.description} aria-label={bar.description} onClick={bar.select}>
+              {content}
+            </button>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
