@@ -73,7 +73,7 @@ export const WebhookDeliveryAttempt = Type.Object(
     attempted_at: DateTime,
     outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('gave-up'), Type.Literal('dropped')], {
       description:
-        '`delivered`: a 2xx answer. `failed`: tried again later. `gave-up`: the last attempt, 24 hours after the first. `dropped`: not sent, the subscription was disabled or deleted.',
+        '`delivered`: a 2xx answer. `failed`: tried again later. `gave-up`: the last attempt, 24 hours after the change. `dropped`: not sent: the subscription was disabled or deleted, or it had too many deliveries waiting and this was the oldest.',
     }),
     status: Type.Optional(Type.Integer({ description: "The receiver's HTTP status." })),
     error: Type.Optional(Type.String({ description: 'Why there was no answer, or why it was refused.' })),

@@ -24,7 +24,13 @@ export const webhooksService = defineService({
     const deliveries = createDeliveryStore(db);
     const attempts = createAttemptLog(db);
     await subscriptions.ensureIndexes();
-    const sender = createSender({ policy: config.WEBHOOK_TARGETS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES });
+    const sender = createSender({
+      policy: config.WEBHOOK_TARGETS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
+      connectionsPerTenant: config.WEBHOOK_CONCURRENCY_PER_TENANT,
+      maxPools: config.WEBHOOK_CONCURRENCY,
+    });
     const dispatcher = createDispatcher({
       deliveries,
       subscriptions,
@@ -32,11 +38,13 @@ export const webhooksService = defineService({
       sender,
       retry: { firstDelayMs: config.WEBHOOK_RETRY_FIRST_DELAY_MS, maxDelayMs: 6 * 60 * 60 * 1000, retryForMs: config.WEBHOOK_RETRY_FOR_MS },
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+      maxPendingPerSubscription: config.WEBHOOK_MAX_PENDING_PER_SUBSCRIPTION,
       concurrency: config.WEBHOOK_CONCURRENCY,
       perTenant: config.WEBHOOK_CONCURRENCY_PER_TENANT,
       logger,
       metrics: deliveryMetrics(metrics, () => dispatcher.pending()),
     });
+    subscriptions.onStopped(dispatcher.dropWaiting);
     await dispatcher.start();
     const consumers = await Promise.all(deliveryConsumers(subscriptions, deliveries, dispatcher).map(startConsumer));
     return {

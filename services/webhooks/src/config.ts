@@ -15,8 +15,14 @@ export const webhooksConfigSpec = {
   WEBHOOK_MAX_RESPONSE_BYTES: { type: 'int', min: 0, max: 1024 * 1024, default: 64 * 1024 },
   /** The first pause before a failed delivery is tried again; each next one is 4 times longer, up to 6 hours. */
   WEBHOOK_RETRY_FIRST_DELAY_MS: { type: 'duration-ms', min: 10, default: 5_000 },
-  /** No attempt is made later than this after a delivery's first. */
+  /** No attempt is made later than this after a delivery was made (its event stored), tried or not. */
   WEBHOOK_RETRY_FOR_MS: { type: 'duration-ms', min: 100, default: 24 * HOUR },
+  /**
+   * Deliveries one subscription may have pending; beyond, its oldest waiting ones are dropped (logged as
+   * `dropped`, counted by rm_webhook_deliveries_dropped_total): what a dead receiver costs in memory and in
+   * the database, whatever the rate of changes. The default holds a day's outage at 7 changes a minute.
+   */
+  WEBHOOK_MAX_PENDING_PER_SUBSCRIPTION: { type: 'int', min: 1, max: 1_000_000, default: 10_000 },
   /** A subscription whose every attempt failed for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_MS: { type: 'duration-ms', min: 100, default: 72 * HOUR },
   /**

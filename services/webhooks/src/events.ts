@@ -14,27 +14,28 @@ export function deliveryBody({ tenant: _tenant, ...event }: EventEnvelope): stri
 
 /**
  * One consumer per publishing service: each event of a tenant becomes a delivery for each of the
- * tenant's enabled subscriptions whose types take it, stored before the event is acknowledged.
+ * tenant's enabled subscriptions whose types take it, stored before the event is acknowledged. The
+ * subscriptions come from memory (their store keeps them), so a batch costs no read of its own.
  */
 export function deliveryConsumers(subscriptions: SubscriptionStore, deliveries: DeliveryStore, dispatcher: Dispatcher): ConsumerDefinition[] {
   const services = [...new Set(EXPOSED_EVENTS.map(({ service }) => service))];
+  const typeFilterOf = typeFilters();
   return services.map((service) => ({
     durable: `webhooks-deliveries-${service}`,
     entities: EXPOSED_EVENTS.filter((events) => events.service === service),
     // every event counts: nothing is skipped as older, and the deliveries' ids make a repeat harmless
     versions: 'handler',
     async handleBatch(events) {
-      const byTenant = new Map<string, { subscription: Subscription; takes: TypeFilter }[]>();
+      const byTenant = new Map<string, Subscription[]>();
       for (const tenant of new Set(events.map(({ event }) => event.tenant))) {
-        const enabled = (await subscriptions.list(tenant)).filter((subscription) => subscription.enabled);
-        byTenant.set(tenant, enabled.map((subscription) => ({ subscription, takes: typeFilterOf(subscription) })));
+        byTenant.set(tenant, (await subscriptions.list(tenant)).filter((subscription) => subscription.enabled));
       }
       const now = new Date();
       const pending: (PendingDelivery & { body: string })[] = [];
       for (const { event } of events) {
         const [entity, action] = [event.type.slice(0, event.type.lastIndexOf('.')), event.type.slice(event.type.lastIndexOf('.') + 1)];
-        for (const { subscription, takes } of byTenant.get(event.tenant) ?? []) {
-          if (!takes(entity, action)) continue;
+        for (const subscription of byTenant.get(event.tenant) ?? []) {
+          if (!typeFilterOf(subscription)(entity, action)) continue;
           pending.push({
             id: `${event.tenant}:${subscription.id}:${event.id}`,
             tenant: event.tenant,
@@ -43,19 +44,29 @@ export function deliveryConsumers(subscriptions: SubscriptionStore, deliveries: 
             eventType: event.type,
             entityId: event.entity_id,
             attempts: 0,
+            createdAt: now,
             nextAttemptAt: now,
             body: deliveryBody(event),
           });
         }
       }
       await deliveries.add(pending);
-      for (const { body: _body, ...delivery } of pending) dispatcher.schedule(delivery);
+      dispatcher.add(pending.map(({ body: _body, ...delivery }) => delivery));
     },
   }));
 }
 
-function typeFilterOf(subscription: Subscription): TypeFilter {
-  const parsed = parseTypeFilter(subscription.types.join(','));
-  // stored types were checked when written: one that no longer parses takes nothing
-  return parsed.ok ? parsed.filter : () => false;
+/** Each subscription's type filter, parsed once: a write replaces the subscription's state, never changes it in place. */
+function typeFilters(): (subscription: Subscription) => TypeFilter {
+  const parsed = new WeakMap<Subscription, TypeFilter>();
+  return (subscription) => {
+    let filter = parsed.get(subscription);
+    if (filter === undefined) {
+      const types = parseTypeFilter(subscription.types.join(','));
+      // stored types were checked when written: one that no longer parses takes nothing
+      filter = types.ok ? types.filter : () => false;
+      parsed.set(subscription, filter);
+    }
+    return filter;
+  };
 }

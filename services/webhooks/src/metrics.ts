@@ -2,9 +2,14 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export type AttemptOutcome = 'delivered' | 'failed' | 'gave-up' | 'dropped';
 
+/** Why deliveries were dropped unsent: their subscription was disabled or deleted, or their backlog was full. */
+export type DropReason = 'disabled' | 'deleted' | 'backlog-full';
+
 /** What the dispatcher tells of itself: attempts by outcome, their durations, the backlog, and how late deliveries go out. */
 export interface DeliveryMetrics {
-  attempted(outcome: AttemptOutcome, durationMs: number | undefined): void;
+  attempted(outcome: Exclude<AttemptOutcome, 'dropped'>, durationMs: number | undefined): void;
+  /** Deliveries dropped unsent, counted as attempts too (outcome `dropped`). */
+  dropped(reason: DropReason, count: number): void;
   /** An attempt started this long after it was due: how long its tenant waited for a free attempt. */
   started(lateMs: number): void;
 }
@@ -12,8 +17,14 @@ export interface DeliveryMetrics {
 export function deliveryMetrics(registry: Registry, pending: () => number): DeliveryMetrics {
   const attempts = new Counter({
     name: 'rm_webhook_attempts_total',
-    help: 'Delivery attempts by outcome: delivered, failed (tried again later), gave-up (after the retry period), dropped (subscription disabled)',
+    help: 'Delivery attempts by outcome: delivered, failed (tried again later), gave-up (after the retry period), dropped (not sent: see rm_webhook_deliveries_dropped_total)',
     labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const dropped = new Counter({
+    name: 'rm_webhook_deliveries_dropped_total',
+    help: "Deliveries dropped unsent by reason: disabled or deleted (their subscription's), backlog-full (the oldest beyond a subscription's pending limit)",
+    labelNames: ['reason'],
     registers: [registry],
   });
   const duration = new Histogram({
@@ -40,6 +51,10 @@ export function deliveryMetrics(registry: Registry, pending: () => number): Deli
     attempted(outcome, durationMs) {
       attempts.inc({ outcome });
       if (durationMs !== undefined) duration.observe(durationMs / 1000);
+    },
+    dropped(reason, count) {
+      attempts.inc({ outcome: 'dropped' }, count);
+      dropped.inc({ reason }, count);
     },
     started: (lateMs) => late.observe(Math.max(0, lateMs) / 1000),
   };

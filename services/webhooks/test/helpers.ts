@@ -27,19 +27,27 @@ export function freshTenant(): string {
 
 /** One request a receiver got. */
 export interface Received {
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** Not answered yet, and its connection still open: the attempt is under way. */
+  open: boolean;
 }
 
-/** A webhook receiver on 127.0.0.1: it answers each request with what `answer` says, and keeps them all. */
-export async function startReceiver(answer: (count: number) => number | 'hang' = () => 204) {
+/**
+ * A webhook receiver on 127.0.0.1: it answers each request (by its count, and its path under the
+ * receiver's URL) with what `answer` says, and keeps them all.
+ */
+export async function startReceiver(answer: (count: number, path: string) => number | 'hang' = () => 204) {
   const received: Received[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      const status = answer(received.length);
+      const got: Received = { path: request.url ?? '', headers: request.headers, body, open: true };
+      received.push(got);
+      response.on('close', () => (got.open = false));
+      const status = answer(received.length, got.path);
       if (status !== 'hang') response.writeHead(status).end();
     });
   });
@@ -47,7 +55,13 @@ export async function startReceiver(answer: (count: number) => number | 'hang' =
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).finally(() => server.closeAllConnections()),
+    /** Ends every connection, so that the attempts it holds hanging fail at once. */
+    cut: () => server.closeAllConnections(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

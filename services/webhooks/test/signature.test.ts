@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateSecret, signedHeaders, verifySignature } from '../src/domain/signature.js';
-import { nextAttemptAt, DEFAULT_RETRY_POLICY } from '../src/domain/retry-schedule.js';
+import { isExpired, nextAttemptAt, DEFAULT_RETRY_POLICY } from '../src/domain/retry-schedule.js';
 
 describe('Standard Webhooks signatures', () => {
   it("signs as the specification's own example does", () => {
@@ -26,7 +26,7 @@ describe('Standard Webhooks signatures', () => {
 });
 
 describe('the retry schedule', () => {
-  it('waits four times longer after each failure, ±25 %, and stops a day after the first attempt', () => {
+  it('waits four times longer after each failure, ±25 %, and stops a day after the delivery was made', () => {
     const first = new Date('2026-12-01T00:00:00Z');
     const delays = [1, 2, 3, 4].map((attempts) => nextAttemptAt(DEFAULT_RETRY_POLICY, first, attempts, first, 0.5)!.getTime() - first.getTime());
     expect(delays).toEqual([5_000, 20_000, 80_000, 320_000]);
@@ -37,5 +37,15 @@ describe('the retry schedule', () => {
     const late = new Date(first.getTime() + 22 * 3600_000);
     expect(nextAttemptAt(DEFAULT_RETRY_POLICY, first, 9, late, 0.5)!.toISOString()).toBe('2026-12-02T00:00:00.000Z');
     expect(nextAttemptAt(DEFAULT_RETRY_POLICY, first, 10, new Date(first.getTime() + 24 * 3600_000), 0.5)).toBeUndefined();
+  });
+
+  it('gives up untried a delivery that comes up after its day, but makes the last attempt planned at its very end', () => {
+    const made = new Date('2026-12-01T00:00:00Z');
+    const end = new Date('2026-12-02T00:00:00Z');
+    const after = new Date(end.getTime() + 60_000);
+    expect(isExpired(DEFAULT_RETRY_POLICY, made, made, new Date(made.getTime() + 23 * 3600_000))).toBe(false);
+    expect(isExpired(DEFAULT_RETRY_POLICY, made, made, end)).toBe(true);
+    expect(isExpired(DEFAULT_RETRY_POLICY, made, new Date(end.getTime() - 3600_000), after)).toBe(true);
+    expect(isExpired(DEFAULT_RETRY_POLICY, made, end, after)).toBe(false);
   });
 });

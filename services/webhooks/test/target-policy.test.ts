@@ -48,9 +48,9 @@ describe('where deliveries may go', () => {
     expect(refused?.message).toBe('localhost resolves to an address that is not public');
 
     // the sender's own check, before any connection: the URL names a loopback address
-    const sender = createSender({ policy: 'public', timeoutMs: 1_000, maxResponseBytes: 1024 });
+    const sender = createSender({ policy: 'public', timeoutMs: 1_000, maxResponseBytes: 1024, connectionsPerTenant: 4, maxPools: 10 });
     try {
-      const result = await sender.send({ url: 'https://127.0.0.1:9/hook', secret: 'whsec_AAAA', webhookId: 'msg_1', body: '{}' });
+      const result = await sender.send({ tenant: 't', url: 'https://127.0.0.1:9/hook', secret: 'whsec_AAAA', webhookId: 'msg_1', body: '{}' });
       expect(result).toMatchObject({ delivered: false, error: 'the URL must not point to a private, loopback or link-local address' });
     } finally {
       await sender.close();

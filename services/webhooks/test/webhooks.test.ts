@@ -3,7 +3,7 @@ import { parseMetricSamples, waitFor } from '@rm/testkit';
 import { startService } from '@rm/runtime';
 import { webhooksService } from '../src/app.js';
 import { verifySignature } from '../src/domain/signature.js';
-import { BASE, employeeEvents, freshTenant, startReceiver, startWebhooks, type Webhooks } from './helpers.js';
+import { BASE, employeeEvents, freshTenant, startReceiver, startWebhooks, type Received, type Webhooks } from './helpers.js';
 
 let webhooks: Webhooks;
 let events: Awaited<ReturnType<typeof employeeEvents>>;
@@ -21,6 +21,12 @@ afterAll(async () => {
   await webhooks?.close();
 });
 
+const webhookIds = (received: Received[]) => received.map(({ headers }) => headers['webhook-id']);
+
+async function pendingDeliveries(service: Webhooks): Promise<number | undefined> {
+  return parseMetricSamples((await service.app.inject({ url: '/metrics' })).body).value('rm_webhook_deliveries_pending');
+}
+
 async function receiver(answer?: Parameters<typeof startReceiver>[0]) {
   const started = await startReceiver(answer);
   receivers.push(started);
@@ -37,8 +43,8 @@ async function call(tenant: string, method: 'GET' | 'PUT' | 'DELETE', path: stri
   return { status: response.statusCode, headers: response.headers, body: response.body === '' ? undefined : (JSON.parse(response.body) as Record<string, unknown>) };
 }
 
-async function subscribe(tenant: string, id: string, url: string, types = ['employee.*']) {
-  const created = await call(tenant, 'PUT', `/webhook-subscription/${id}`, { url, types });
+async function subscribe(tenant: string, id: string, url: string, types = ['employee.*'], service = webhooks) {
+  const created = await call(tenant, 'PUT', `/webhook-subscription/${id}`, { url, types }, {}, service);
   expect(created.status).toBe(201);
   return created.body!.secret as string;
 }
@@ -225,5 +231,60 @@ describe('deliveries', () => {
     await waitFor('the quick delivery', async () => fine.received.some(({ headers }) => headers['webhook-id'] === event.id));
     // the slow tenant had two attempts under way at a time (its limit) and had not got through its backlog
     expect(hanging.received.length).toBeLessThan(10);
+  });
+
+  it("delivers a tenant's changes while another tenant's receiver on the same host and port hangs", async () => {
+    // its own service: 4 attempts of a tenant at once, each hanging for as long as an attempt may
+    const own = await startWebhooks({ WEBHOOK_CONCURRENCY_PER_TENANT: '4', WEBHOOK_TIMEOUT_MS: '60000' });
+    const shared = await startReceiver((_count, path) => (path.endsWith('/slow') ? 'hang' : 204));
+    try {
+      const [slow, quick] = [freshTenant(), freshTenant()];
+      await subscribe(slow, 'slow', `${shared.url}/slow`, ['employee.*'], own);
+      await subscribe(quick, 'quick', `${shared.url}/quick`, ['employee.*'], own);
+      for (let index = 0; index < 6; index += 1) await events.publish(slow, `s${index}`);
+      const hanging = () => shared.received.filter(({ path }) => path.endsWith('/slow'));
+      await waitFor('the slow tenant holding all its attempts', async () => hanging().filter(({ open }) => open).length === 4);
+
+      const sent: string[] = [];
+      for (let index = 0; index < 3; index += 1) sent.push((await events.publish(quick, `q${index}`)).id);
+      await waitFor("the quick tenant's deliveries", async () => sent.every((id) => webhookIds(shared.received).includes(id)));
+      // they came while every one of the slow tenant's attempts still hung on the same host and port
+      expect(hanging().map(({ open }) => open)).toEqual([true, true, true, true]);
+    } finally {
+      await shared.close();
+      await own.close();
+    }
+  });
+
+  it('honours a subscription created, changed or deleted through the API from the very next event', async () => {
+    // its own service: what it has pending is this test's only
+    const own = await startWebhooks();
+    try {
+      const tenant = freshTenant();
+      const [first, second, moved] = [await receiver(), await receiver(), await receiver()];
+      await subscribe(tenant, 'first', first.url, ['employee.created'], own);
+      const created = await events.publish(tenant, 'n1');
+      await waitFor('the first delivery', async () => webhookIds(first.received).includes(created.id));
+
+      await subscribe(tenant, 'second', second.url, ['employee.*'], own);
+      const afterCreate = await events.publish(tenant, 'n2');
+      await waitFor('a delivery to the subscription just created', async () => webhookIds(second.received).includes(afterCreate.id));
+
+      const changed = await call(tenant, 'PUT', '/webhook-subscription/first', { url: moved.url, types: ['employee.updated'] }, { 'if-match': 'W/"1"' }, own);
+      expect(changed.status).toBe(200);
+      const afterChange = await events.publish(tenant, 'n2', 2);
+      await waitFor("the changed subscription's delivery, to its new URL", async () => webhookIds(moved.received).includes(afterChange.id));
+
+      expect((await call(tenant, 'DELETE', '/webhook-subscription/second', undefined, {}, own)).status).toBe(204);
+      const afterDelete = await events.publish(tenant, 'n2', 3);
+      await waitFor("the remaining subscription's delivery", async () => webhookIds(moved.received).includes(afterDelete.id));
+      await waitFor('nothing left to deliver', async () => (await pendingDeliveries(own)) === 0);
+
+      expect(webhookIds(first.received)).toEqual([created.id, afterCreate.id]);
+      expect(webhookIds(second.received)).toEqual([afterCreate.id, afterChange.id]);
+      expect(webhookIds(moved.received)).toEqual([afterChange.id, afterDelete.id]);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import { signedHeaders } from '../domain/signature.js';
 import { publicOnlyLookup, urlRefusal, type TargetPolicy } from './target-policy.js';
+import { createTenantPools } from './tenant-pools.js';
 
 export interface SenderOptions {
   policy: TargetPolicy;
@@ -8,9 +9,17 @@ export interface SenderOptions {
   timeoutMs: number;
   /** Bytes of an answer read (and dropped); a longer one is cut off, and still counts by its status. */
   maxResponseBytes: number;
+  /** Connections per receiver's origin in a tenant's pool: at least the tenant's attempts at once, so that none waits on its own pool. */
+  connectionsPerTenant: number;
+  /** Tenants' pools open at most: as many as attempts may be under way at once (tenant-pools.ts says why). */
+  maxPools: number;
 }
 
+/** A tenant's pool without attempts for this long is closed, with the keep-alive connections it still holds. */
+const IDLE_POOL_MS = 60_000;
+
 export interface Delivery {
+  tenant: string;
   url: string;
   secret: string;
   webhookId: string;
@@ -19,21 +28,32 @@ export interface Delivery {
 
 export type AttemptResult = { delivered: boolean; status?: number; error?: string; durationMs: number };
 
-/** Sends one attempt of a delivery: a signed POST, no redirect followed, within the time and size limits. */
-export function createSender({ policy, timeoutMs, maxResponseBytes }: SenderOptions) {
-  const agent = new Agent({
-    connect: { timeout: timeoutMs, ...(policy === 'public' ? { lookup: publicOnlyLookup } : {}) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    // receivers are many and mostly idle: few connections kept per origin
-    connections: 4,
-  });
+/**
+ * Sends one attempt of a delivery: a signed POST, no redirect followed, within the time and size limits,
+ * over its tenant's own connections (a tenant whose receivers hang never holds another's, even on a shared host).
+ */
+export function createSender({ policy, timeoutMs, maxResponseBytes, connectionsPerTenant, maxPools }: SenderOptions) {
+  // every pool connects the same way: the public policy checks the addresses each connection is made to
+  const pools = createTenantPools(
+    () =>
+      new Agent({
+        connect: { timeout: timeoutMs, ...(policy === 'public' ? { lookup: publicOnlyLookup } : {}) },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        connections: connectionsPerTenant,
+      }),
+    { maxPools, idleMs: IDLE_POOL_MS },
+  );
 
   async function send(delivery: Delivery): Promise<AttemptResult> {
-    const started = performance.now();
-    const durationMs = () => Math.round(performance.now() - started);
     const refusal = urlRefusal(delivery.url, policy);
     if (refusal !== undefined) return { delivered: false, error: `the URL ${refusal}`, durationMs: 0 };
+    return pools.use(delivery.tenant, (agent) => post(agent, delivery));
+  }
+
+  async function post(agent: Agent, delivery: Delivery): Promise<AttemptResult> {
+    const started = performance.now();
+    const durationMs = () => Math.round(performance.now() - started);
     try {
       const response = await request(delivery.url, {
         method: 'POST',
@@ -61,7 +81,7 @@ export function createSender({ policy, timeoutMs, maxResponseBytes }: SenderOpti
     }
   }
 
-  return { send, close: () => agent.close() };
+  return { send, close: () => pools.close() };
 }
 
 export type Sender = ReturnType<typeof createSender>;

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { WebhookDeliveryAttempt } from '@rm/contracts';
-import { orUnavailable } from '@rm/store';
+import { createDocumentLocks, orUnavailable } from '@rm/store';
 
 /** Attempts kept per subscription, newest first. */
 export const KEPT_ATTEMPTS = 100;
@@ -17,35 +17,44 @@ interface AttemptLogDocument {
 export function createAttemptLog(db: Db) {
   const logs = db.collection<AttemptLogDocument>('webhook_attempt_logs');
   const cached = new Map<string, WebhookDeliveryAttempt[]>();
+  // one write at a time per log, each of the whole list as it is then: writes sent side by side could land in
+  // any order, the last one carrying fewer attempts, and the first upserts of a log would collide on its _id
+  const locks = createDocumentLocks();
   const key = (tenant: string, subscriptionId: string) => `${tenant}:${subscriptionId}`;
 
-  async function attemptsOf(tenant: string, subscriptionId: string): Promise<WebhookDeliveryAttempt[]> {
-    const _id = key(tenant, subscriptionId);
+  /** Called holding the log's lock, so that no write or forgetting changes it under the read. */
+  async function attemptsOf(_id: string): Promise<WebhookDeliveryAttempt[]> {
     const known = cached.get(_id);
     if (known !== undefined) return known;
-    const attempts = (await orUnavailable(() => logs.findOne({ _id })))?.attempts ?? [];
-    cached.set(_id, attempts);
-    return attempts;
+    const stored = (await orUnavailable(() => logs.findOne({ _id })))?.attempts ?? [];
+    cached.set(_id, stored);
+    return stored;
   }
 
   return {
     /** Newest first. */
-    read: (tenant: string, subscriptionId: string) => attemptsOf(tenant, subscriptionId),
-
-    async record(tenant: string, subscriptionId: string, attempt: WebhookDeliveryAttempt): Promise<void> {
+    read(tenant: string, subscriptionId: string): Promise<WebhookDeliveryAttempt[]> {
       const _id = key(tenant, subscriptionId);
-      await attemptsOf(tenant, subscriptionId);
-      // from the cache as it is now, after the read: two attempts recorded at once both stay
-      const attempts = [attempt, ...(cached.get(_id) ?? [])].slice(0, KEPT_ATTEMPTS);
-      cached.set(_id, attempts);
-      await orUnavailable(() => logs.updateOne({ _id }, { $set: { attempts } }, { upsert: true }));
+      return locks.exclusive(_id, () => attemptsOf(_id));
+    },
+
+    /** Adds attempts (newest first) once they are stored. */
+    async record(tenant: string, subscriptionId: string, ...attempts: WebhookDeliveryAttempt[]): Promise<void> {
+      const _id = key(tenant, subscriptionId);
+      await locks.exclusive(_id, async () => {
+        const kept = [...attempts, ...(await attemptsOf(_id))].slice(0, KEPT_ATTEMPTS);
+        await orUnavailable(() => logs.updateOne({ _id }, { $set: { attempts: kept } }, { upsert: true }));
+        cached.set(_id, kept);
+      });
     },
 
     /** A subscription deleted, or created anew under the same id: its old attempts go. */
     async forget(tenant: string, subscriptionId: string): Promise<void> {
       const _id = key(tenant, subscriptionId);
-      cached.delete(_id);
-      await orUnavailable(() => logs.deleteOne({ _id }));
+      await locks.exclusive(_id, async () => {
+        await orUnavailable(() => logs.deleteOne({ _id }));
+        cached.delete(_id);
+      });
     },
   };
 }

@@ -12,7 +12,8 @@ export interface PendingDelivery {
   eventType: string;
   entityId: string;
   attempts: number;
-  firstAttemptAt?: Date;
+  /** When the delivery was stored: its retry period counts from here, tried or not. */
+  createdAt: Date;
   nextAttemptAt: Date;
 }
 
@@ -25,6 +26,8 @@ interface DeliveryDocument {
   entity_id: string;
   body: string;
   attempts: number;
+  /** Absent from deliveries stored by earlier versions, which wrote `first_attempt_at` instead. */
+  created_at?: Date;
   first_attempt_at?: Date;
   next_attempt_at: Date;
 }
@@ -38,7 +41,8 @@ function fromDocument(document: Omit<DeliveryDocument, 'body'>): PendingDelivery
     eventType: document.event_type,
     entityId: document.entity_id,
     attempts: document.attempts,
-    ...(document.first_attempt_at === undefined ? {} : { firstAttemptAt: document.first_attempt_at }),
+    // stored by an earlier version: a tried one's first attempt, or an untried one's plan (made when it was created)
+    createdAt: document.created_at ?? document.first_attempt_at ?? document.next_attempt_at,
     nextAttemptAt: document.next_attempt_at,
   };
 }
@@ -63,6 +67,7 @@ export function createDeliveryStore(db: Db) {
         entity_id: delivery.entityId,
         body: delivery.body,
         attempts: 0,
+        created_at: delivery.createdAt,
         next_attempt_at: delivery.nextAttemptAt,
       }));
       try {
@@ -73,9 +78,11 @@ export function createDeliveryStore(db: Db) {
       }
     },
 
-    /** Every delivery still to make, without bodies: what a starting dispatcher schedules. */
+    /** Every delivery still to make, without bodies, oldest first: what a starting dispatcher schedules. */
     async all(): Promise<PendingDelivery[]> {
-      return (await orUnavailable(() => deliveries.find({}, { projection: { body: 0 } }).toArray())).map(fromDocument);
+      const found = (await orUnavailable(() => deliveries.find({}, { projection: { body: 0 } }).toArray())).map(fromDocument);
+      // sorted here: no index serves it, and the dispatcher holds them all in memory anyway
+      return found.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     },
 
     async body(id: string): Promise<string | undefined> {
@@ -86,13 +93,19 @@ export function createDeliveryStore(db: Db) {
       await orUnavailable(() =>
         deliveries.updateOne(
           { _id: delivery.id },
-          { $set: { attempts: delivery.attempts, first_attempt_at: delivery.firstAttemptAt!, next_attempt_at: delivery.nextAttemptAt } },
+          { $set: { attempts: delivery.attempts, next_attempt_at: delivery.nextAttemptAt } },
         ),
       );
     },
 
     async remove(id: string): Promise<void> {
       await orUnavailable(() => deliveries.deleteOne({ _id: id }));
+    },
+
+    /** Removes deliveries dropped together (a full backlog's oldest, a stopped subscription's waiting ones). */
+    async removeAll(ids: readonly string[]): Promise<void> {
+      if (ids.length === 0) return;
+      await orUnavailable(() => deliveries.deleteMany({ _id: { $in: [...ids] } }));
     },
   };
 }
