@@ -94,7 +94,7 @@ export function EmployeeView({ rm, day, days, revision }: { rm: ApiClient; day: 
       {shown !== undefined && board !== undefined && (
         <>
           <div class="timeline" role="table" aria-label={`Shifts of ${shown}`}>
-            <Axis range={range} />
+            <Axis range={range} label="Shifts" />
             <Track label="Expected" detail={`from schedules, ${TIME_ZONE}`} range={range} bars={expectedBars(range, board.expected)} />
             <Track label="Availabilities" range={range} bars={board.availabilities.map((availability) => availabilityBar(range, availability))} />
             <Track
@@ -135,12 +135,14 @@ function expectedBars(range: Range, expected: Expected): Bar[] {
     const end = availabilityEnd({ ...shift.availability, id: '', employee_id: '', version: 0 });
     const state = shift.covered_by !== undefined ? 'covered' : shift.overlapping !== undefined ? 'conflict' : 'expected';
     const said = { covered: 'has its availability', conflict: 'overlaps another availability', expected: 'no availability yet' }[state];
-    return { key: `${shift.shift_schedule_id}-${start}`, kind: state, start, end, text: said, description: `expected ${formatSpan(range, start, end)}: ${said}` };
+    const text = { covered: 'covered', conflict: 'overlaps', expected: 'missing' }[state];
+    return { key: `${shift.shift_schedule_id}-${start}`, kind: state, start, end, text, description: `expected ${formatSpan(range, start, end)}: ${said}` };
   });
 }
 
 function availabilityBar(range: Range, availability: Availabilities[number]): Bar {
   const start = Date.parse(availability.earliest_start);
   const end = availabilityEnd(availability);
-  return { key: availability.id, kind: 'availability', start, end, text: availability.mandatory === true ? 'mandatory' : 'available', description: `available ${formatSpan(range, start, end)}` };
+  const mandatory = availability.mandatory === true ? ', mandatory' : '';
+  return { key: availability.id, kind: 'availability', start, end, text: formatSpan(range, start, end), description: `available ${formatSpan(range, start, end)}${mandatory}` };
 }

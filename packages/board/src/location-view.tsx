@@ -124,7 +124,7 @@ export function LocationView({ rm, day, days, revision }: { rm: ApiClient; day: 
         <p aria-live="polite">Loading…</p>
       ) : (
         <div class="timeline" role="table" aria-label={`Timeline of ${place?.label ?? ''}`}>
-          <Axis range={range} />
+          <Axis range={range} label="Transport resource" />
           {board.resources.map(({ resource, combinations, unavailabilities }) => (
             <Track
               key={resource.business_id}

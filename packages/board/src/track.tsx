@@ -14,12 +14,12 @@ export interface Bar {
 }
 
 /** The time axis above the tracks. */
-export function Axis({ range }: { range: Range }) {
+export function Axis({ range, label }: { range: Range; label: string }) {
   const format = range.until - range.from > DAY ? formatDay : formatTime;
   return (
     <div class="row axis" role="row">
       <span class="row-label" role="columnheader">
-        Transport resource
+        {label}
       </span>
       <div class="track" role="columnheader" aria-label="Time">
         {ticksOf(range).map((tick) => {
