@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { dateTimeWith, GeneratedId, Problem } from './common.js';
+import { BUSINESS_ID_PATTERN, BusinessId, dateTimeWith, GeneratedId, Problem } from './common.js';
 import { AvailabilityFields } from './availability.js';
 import { EndLocation, StartLocation } from './shapes.js';
 
@@ -83,3 +83,30 @@ export const AvailabilityGenerationResult = Type.Object(
   { additionalProperties: false },
 );
 export type AvailabilityGenerationResult = Static<typeof AvailabilityGenerationResult>;
+
+/** Employees one `POST /availability-generation` goes through; `after` takes the next ones. */
+export const EMPLOYEES_PER_GENERATION = 20;
+
+/** `POST /availability-generation`: the tenant's employees with a schedule, a few at a time. */
+export const TenantAvailabilityGenerationBody = Type.Object(
+  {
+    ...range,
+    after: Type.Optional(Type.String({ pattern: BUSINESS_ID_PATTERN, description: 'The `next_after` of the answer before: the employees after it, by id.' })),
+  },
+  { additionalProperties: false },
+);
+export type TenantAvailabilityGenerationBody = Static<typeof TenantAvailabilityGenerationBody>;
+
+export const TenantAvailabilityGenerationResult = Type.Object(
+  {
+    employees: Type.Array(
+      Type.Object({ employee_id: BusinessId, ...AvailabilityGenerationResult.properties }, { additionalProperties: false }),
+      { description: `What generation did for each of at most ${EMPLOYEES_PER_GENERATION} employees with a shift schedule, by id.` },
+    ),
+    next_after: Type.Optional(
+      Type.String({ pattern: BUSINESS_ID_PATTERN, description: 'There are more employees with a schedule: send the same request again with this as `after`.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TenantAvailabilityGenerationResult = Static<typeof TenantAvailabilityGenerationResult>;

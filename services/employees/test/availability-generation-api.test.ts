@@ -129,3 +129,27 @@ describe('GET /employee/{employee_id}/expected-availability and POST …/availab
     });
   });
 });
+
+describe('POST /availability-generation', () => {
+  it("goes through the tenant's employees with a schedule, 20 at a time by id, and creates nothing the second time", async () => {
+    const bob = await harness.as('tenant-generation');
+    const call = (method: 'PUT' | 'POST', url: string, body: object) => harness.app.inject({ method, url: `${BASE}${url}`, headers: bob, payload: body });
+    const ids = Array.from({ length: 21 }, (_, index) => `emp-${String(index).padStart(2, '0')}`);
+    for (const id of ids) {
+      await call('PUT', `/employee/${id}`, employeeBody());
+      await call('POST', `/employee/${id}/shift-schedule`, WEEKLY);
+    }
+    await call('PUT', '/employee/emp-without-schedule', employeeBody());
+    const first = json<{ employees: (Generated & { employee_id: string })[]; next_after?: string }>(await call('POST', '/availability-generation', TWO_WEEKS));
+    expect(first.employees.map((each) => each.employee_id)).toEqual(ids.slice(0, 20));
+    expect(first.employees.every((each) => each.created.length === 4)).toBe(true);
+    expect(first.next_after).toBe('emp-19');
+    const rest = json<{ employees: (Generated & { employee_id: string })[]; next_after?: string }>(
+      await call('POST', '/availability-generation', { ...TWO_WEEKS, after: first.next_after as string }),
+    );
+    expect(rest.employees.map((each) => [each.employee_id, each.created.length])).toEqual([['emp-20', 4]]);
+    expect(rest.next_after).toBeUndefined();
+    const again = json<{ employees: Generated[] }>(await call('POST', '/availability-generation', TWO_WEEKS));
+    expect(again.employees.map((each) => [each.created.length, each.existing.length])).toEqual(Array.from({ length: 20 }, () => [0, 4]));
+  }, 60_000);
+});

@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 
 /** Which service owns which paths under the base URL (DESIGN §2), and the variable naming its address. */
 export const PATH_OWNERS = [
-  { service: 'employees', variable: 'UPSTREAM_EMPLOYEES_URL', paths: ['/employee'] },
+  { service: 'employees', variable: 'UPSTREAM_EMPLOYEES_URL', paths: ['/employee', '/availability-generation'] },
   { service: 'transport-resources', variable: 'UPSTREAM_TRANSPORT_RESOURCES_URL', paths: ['/transport-resource'] },
   { service: 'home-bases', variable: 'UPSTREAM_HOME_BASES_URL', paths: ['/home-base', '/resource-overview'] },
   { service: 'deployments', variable: 'UPSTREAM_DEPLOYMENTS_URL', paths: ['/deployment', '/means'] },

@@ -1,10 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import {
   AVAILABILITY_EVENTS,
+  EMPLOYEES_PER_GENERATION,
   MAX_EXPECTED_RANGE_DAYS,
   type AvailabilityGenerationResult,
   type EmployeeFields,
   type ExpectedShift,
+  type TenantAvailabilityGenerationResult,
 } from '@rm/contracts';
 import { NotFound, problemFromError, ValidationProblem, type TenantQuota } from '@rm/service-kit';
 import type { HomeBaseClaims } from '@rm/service-kit/resources';
@@ -21,7 +23,7 @@ import {
 import { DAY, WEEK } from '../domain/week-timeline.js';
 import type { AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
-import type { ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
+import { employeesWithSchedules, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
 import { claimingCreate } from './claiming-writes.js';
 
 /** Most expected shifts one call lists or generates: a quarter of four shifts a day, with room to spare. */
@@ -97,6 +99,31 @@ export async function generateAvailabilities(
     }
   }
   return result;
+}
+
+/**
+ * `POST /availability-generation`: generateAvailabilities for the tenant's employees that have a schedule,
+ * EMPLOYEES_PER_GENERATION at a time by id (`after` goes on), so that no call outlasts the gateway's
+ * timeouts whatever the tenant's size. An employee removed meanwhile is skipped.
+ */
+export async function generateForTenant(
+  parts: GenerationParts,
+  request: FastifyRequest,
+  tenant: string,
+  query: ExpectedQuery & { after?: string },
+): Promise<TenantAvailabilityGenerationResult> {
+  rangeOf(query);
+  const ids = await employeesWithSchedules(parts.schedules, tenant, query.after, EMPLOYEES_PER_GENERATION + 1);
+  const employees: TenantAvailabilityGenerationResult['employees'] = [];
+  for (const employeeId of ids.slice(0, EMPLOYEES_PER_GENERATION)) {
+    try {
+      employees.push({ employee_id: employeeId, ...(await generateAvailabilities(parts, request, { tenant, parent: employeeId }, query)) });
+    } catch (error) {
+      if (!(error instanceof NotFound)) throw error;
+    }
+  }
+  const last = ids[EMPLOYEES_PER_GENERATION - 1];
+  return { employees, ...(ids.length > EMPLOYEES_PER_GENERATION && last !== undefined ? { next_after: last } : {}) };
 }
 
 async function expectationsOf(parts: GenerationParts, scope: Required<Scope>, query: ExpectedQuery): Promise<Expectations> {

@@ -6,10 +6,12 @@ import {
   ExpectedAvailabilityQuery,
   ExpectedShiftList,
   Problem,
+  TenantAvailabilityGenerationBody,
+  TenantAvailabilityGenerationResult,
   type EmployeeParams as Params,
 } from '@rm/contracts';
 import { parentScope } from '@rm/service-kit/resources';
-import { generateAvailabilities, listExpectedShifts, type GenerationParts } from '../coordination/availability-generation.js';
+import { generateAvailabilities, generateForTenant, listExpectedShifts, type GenerationParts } from '../coordination/availability-generation.js';
 import { employeeParent } from './employee-scope.js';
 
 /**
@@ -28,5 +30,11 @@ export const expectedAvailabilityRoutes: FastifyPluginAsync<GenerationParts> = a
     '/employee/:employee_id/availability-generation',
     { schema: { params: EmployeeParams, body: AvailabilityGenerationBody, response: { 200: AvailabilityGenerationResult, 400: Problem, 404: Problem } } },
     async (request) => generateAvailabilities(parts, request, parentScope(request, employee), request.body),
+  );
+
+  app.post<{ Body: TenantAvailabilityGenerationBody }>(
+    '/availability-generation',
+    { schema: { body: TenantAvailabilityGenerationBody, response: { 200: TenantAvailabilityGenerationResult, 400: Problem } } },
+    async (request) => generateForTenant(parts, request, request.auth.tenant, request.body),
   );
 };

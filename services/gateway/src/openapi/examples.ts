@@ -288,6 +288,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   updateEmployeeAvailability: { parameters: availabilityPath, request: AVAILABILITY_REQUEST, responses: { '200': replaced(AVAILABILITY) } },
   getExpectedAvailability: { parameters: employeePath, query: EXPECTED_DAY, responses: { '200': [EXPECTED_SHIFT] } },
   generateAvailabilities: { parameters: employeePath, request: EXPECTED_DAY, responses: { '200': AVAILABILITY_GENERATION } },
+  generateTenantAvailabilities: { request: EXPECTED_DAY, responses: { '200': { employees: [{ employee_id: EMPLOYEE_ID, ...AVAILABILITY_GENERATION }] } } },
   deleteEmployeeAvailability: { parameters: availabilityPath },
 
   getEmployeeUnavailabilities: { parameters: employeePath, responses: { '200': [EMPLOYEE_UNAVAILABILITY] } },

@@ -216,6 +216,15 @@ export const OPERATIONS: Record<string, OperationText> = {
     summary: 'Deletes an availability',
     description: `Deletes the availability and the combination tied to it, unless a released route has deployed it. ${IF_MATCH}`,
   },
+  'POST /availability-generation': {
+    operationId: 'generateTenantAvailabilities',
+    tag: 'Availability',
+    summary: "Creates the availabilities every employee's schedules imply",
+    description:
+      'Ours: as the employee\'s availability generation, for the tenant\'s employees that have a shift schedule, 20 at a ' +
+      'time by id; while `next_after` is in the answer, send the same request again with it as `after`.',
+    experimental: true,
+  },
   'GET /employee/{employee_id}/expected-availability': {
     operationId: 'getExpectedAvailability',
     tag: 'Availability',
@@ -535,7 +544,8 @@ export const OPERATIONS: Record<string, OperationText> = {
       'An `application/x-ndjson` body of writes, one ImportLine per line. Each applies as a single call would (the same ' +
       'rules, events and quotas); lines naming the same resource (the first two segments of the path, like ' +
       '`/employee/emp-1042`) apply in order, the rest side by side. The answer streams one ImportOutcome per line, in input ' +
-      'order. A tenant runs one import at a time per gateway replica (429 otherwise). Send POST lines with an ' +
+      'order. The lines count against the tenant\'s request rate, waiting for it rather than refused. A tenant runs one ' +
+      'import at a time per gateway replica (429 otherwise). Send POST lines with an ' +
       '`idempotency-key`, so that an import cut off may be sent again whole.',
     experimental: true,
   },

@@ -36,6 +36,7 @@ const WRITES: [operationId: string, status: number][] = [
   ['updateEmployeeAvailability', 200],
   // the schedule's shift of the example's day is the availability's: nothing to create
   ['generateAvailabilities', 200],
+  ['generateTenantAvailabilities', 200],
   ['addEmployeeUnavailability', 201],
   // the example's unavailability is the one its POST created: this replaces it
   ['upsertEmployeeUnavailability', 200],
