@@ -157,6 +157,8 @@ export const gatewayService = defineService({
           lineLimit: config.BODY_LIMIT_BYTES,
           bodyLimit: config.IMPORT_BODY_LIMIT_BYTES,
           concurrency: config.IMPORT_CONCURRENCY,
+          windowBytes: config.IMPORT_WINDOW_BYTES,
+          requestRate: tenantRequests,
           keyRing,
           revocations,
           defaultLimits,

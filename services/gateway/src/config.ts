@@ -85,8 +85,11 @@ export const gatewayConfigSpec = {
   /** Pooled keep-alive connections to each upstream. */
   UPSTREAM_CONNECTIONS: { type: 'int', min: 1, max: 10_000, default: 128 },
 
-  /** The change feed's heartbeat: a comment and the position so far, so that proxies keep the stream open. */
-  CHANGE_FEED_HEARTBEAT_MS: { type: 'duration-ms', min: 100, default: 15_000 },
+  /**
+   * The change feed's heartbeat: a comment and the position so far, so that proxies keep the stream open.
+   * At most 30 s: the typed client (packages/client) takes 45 s of silence for a lost connection.
+   */
+  CHANGE_FEED_HEARTBEAT_MS: { type: 'duration-ms', min: 100, max: 30_000, default: 15_000 },
   /** Change feeds one tenant may keep open on one replica; the next answers 429. */
   CHANGE_FEEDS_PER_TENANT: { type: 'int', min: 1, max: 10_000, default: 100 },
 
@@ -94,4 +97,9 @@ export const gatewayConfigSpec = {
   IMPORT_BODY_LIMIT_BYTES: { type: 'int', min: 1_024, max: 4 * 1024 ** 3, default: 256 * 1024 ** 2 },
   /** Lines of one import sent to their owners at once. */
   IMPORT_CONCURRENCY: { type: 'int', min: 1, max: 256, default: 16 },
+  /**
+   * Bytes of lines one import holds before their owners have answered them (sent, or waiting for their
+   * resource's earlier lines); the body is read on once they are answered. One line larger still goes alone.
+   */
+  IMPORT_WINDOW_BYTES: { type: 'int', min: 1_024, max: 1024 ** 3, default: 16 * 1024 ** 2 },
 } as const satisfies ConfigSpec;

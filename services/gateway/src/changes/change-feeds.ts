@@ -35,6 +35,8 @@ export interface ChangeFeeds {
 /** Bytes a caller may leave unread, and live events kept while reading history, before the feed reads history again. */
 const HIGH_WATER_BYTES = 256 * 1024;
 const BUFFERED_EVENTS = 1_000;
+/** A history consumer is removed by the server this long after its last fetch: the feed cannot delete it. */
+const HISTORY_IDLE_MS = 5_000;
 
 /** The change feeds of one replica: the stream tails they share, and every open feed by tenant. */
 export function startChangeFeeds({ js, jsm, logger, heartbeatMs, feedsPerTenant }: ChangeFeedsOptions): ChangeFeeds {
@@ -73,6 +75,7 @@ export function startChangeFeeds({ js, jsm, logger, heartbeatMs, feedsPerTenant 
         heartbeatMs,
         highWaterBytes: HIGH_WATER_BYTES,
         bufferedEvents: BUFFERED_EVENTS,
+        historyIdleMs: HISTORY_IDLE_MS,
         lastSequence: async (name) => (await jsm.streams.info(name)).state.last_seq,
       });
       open.set(tenant, tenantFeeds.add(feed));

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { FEED_STREAMS, parseEventSubject, tenantSubject, type TypeFilter } from '@rm/contracts';
+import { FEED_STREAMS, type TypeFilter } from '@rm/contracts';
 import { encodePosition, type FeedPosition } from './feed-position.js';
-import { feedMessage, type FeedMessage, type StreamTail } from './stream-tails.js';
+import type { FeedMessage, StreamTail } from './stream-tails.js';
+import { readTenantHistory } from './tenant-history.js';
 
 export interface TenantFeedOptions {
   js: JetStreamClient;
@@ -23,6 +24,8 @@ export interface TenantFeedOptions {
   highWaterBytes: number;
   /** Live events kept while the feed reads history; beyond them it reads history again. */
   bufferedEvents: number;
+  /** How long a history consumer outlives its last fetch (tenant-history.ts). */
+  historyIdleMs: number;
   /** The end of a stream now: where a feed reads history up to. */
   lastSequence(streamName: string): Promise<number>;
 }
@@ -90,25 +93,21 @@ export function openTenantFeed(options: TenantFeedOptions): TenantFeed {
   /** Shows the tenant's events of the stream after what was shown, up to `last` at least. */
   async function readHistory(index: number, last: number): Promise<void> {
     if (shown[index]! >= last) return;
-    const stream = FEED_STREAMS[index]!;
-    const consumer = await js.consumers.get(stream.name, {
-      filter_subjects: tenantSubject(stream, tenant),
-      opt_start_seq: shown[index]! + 1,
-      inactive_threshold: 30_000,
+    await readTenantHistory({
+      js,
+      stream: FEED_STREAMS[index]!,
+      tenant,
+      after: shown[index]!,
+      last,
+      idleMs: options.historyIdleMs,
+      closed: () => closed,
+      async show(messages) {
+        // a feed closed during the fetch has ended its body
+        if (closed) return;
+        for (const message of messages) show(index, message);
+        await drained();
+      },
     });
-    if ((await consumer.info(true)).num_pending > 0) {
-      const messages = await consumer.consume({ max_messages: 256 });
-      try {
-        for await (const msg of messages) {
-          const subject = parseEventSubject(msg.subject);
-          if (subject !== undefined) show(index, feedMessage(msg.seq, subject, msg.string()));
-          await drained();
-          if (closed || msg.seq >= last || msg.info.pending === 0) break;
-        }
-      } finally {
-        messages.stop();
-      }
-    }
     // nothing of the tenant's up to `last` is left unshown
     shown[index] = Math.max(shown[index]!, last);
   }

@@ -213,7 +213,8 @@ curl -i -X PUT -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/j
     Each line applies as the single call would (the same rules, events and quotas); the lines of one resource (the first two
     parts of the path) in order, the rest side by side. The answer streams one line per line, in input order:
     <code>{"line": 1, "status": 201, "location": …, "etag": …}</code>, or the problem the single call would have had. A bad line
-    fails alone. Give POST lines an <code>idempotency-key</code>, so that an import cut off may be sent again whole. An import
+    fails alone. The lines count against your tenant's request rate: they wait for it rather than being refused, so an import
+    goes as fast as single calls could. Give POST lines an <code>idempotency-key</code>, so that an import cut off may be sent again whole. An import
     may outlast your token: the gateway renews it for the lines, unless the client or tenant has since been revoked.</p>
     <pre><code>curl -N -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/x-ndjson' \\
   --data-binary @customer.ndjson '${base}/import'</code></pre>

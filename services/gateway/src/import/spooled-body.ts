@@ -29,6 +29,8 @@ export async function spoolBody(body: Readable, limit: number): Promise<SpooledB
     },
   });
   try {
+    // past the limit the request is not read on, but its connection is kept: pipeline() takes the socket
+    // off a server request before destroying it, so the 413 (Connection: close) is still answered
     await pipeline(body, counted, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
     await remove();

@@ -4,14 +4,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TenantLimits } from '@rm/contracts';
 import { HttpProblem, ServiceUnavailable, UnsupportedMediaType, ValidationProblem, type RevocationCheck } from '@rm/service-kit';
 import { callerToken } from '../caller-token.js';
+import { BodyTooLarge } from '../errors.js';
 import { forwardedHeaders } from '../forwarding.js';
 import { parseImportLine } from '../import/import-line.js';
 import { forwardLine, lineProblem, type LineOutcome } from '../import/line-forwarder.js';
+import { createLineRate } from '../import/line-rate.js';
 import { createLineTokens } from '../import/line-tokens.js';
 import { ndjsonLines } from '../import/ndjson-lines.js';
 import { createOrderedRunner } from '../import/ordered-runner.js';
 import { spoolBody } from '../import/spooled-body.js';
 import type { KeyRing } from '../keys/key-ring.js';
+import type { TenantRequestRate } from '../limits/tenant-request-rate.js';
 import type { Upstream } from '../upstreams.js';
 
 export interface ImportRoutesOptions {
@@ -23,6 +26,10 @@ export interface ImportRoutesOptions {
   bodyLimit: number;
   /** Lines one import sends at once. */
   concurrency: number;
+  /** Bytes of lines one import holds until their owners have answered them (ordered-runner.ts). */
+  windowBytes: number;
+  /** The tenants' request rate, which every line counts against as a single call would (line-rate.ts). */
+  requestRate: Pick<TenantRequestRate, 'take'>;
   /** What renews the token the lines are sent with, and the revocations that stop it (line-tokens.ts). */
   keyRing: Pick<KeyRing, 'sign'>;
   revocations: RevocationCheck;
@@ -54,7 +61,7 @@ class ImportRunning extends HttpProblem {
  * rest side by side; the answer streams one NDJSON line per input line, in input order, as they finish.
  */
 export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api, options) => {
-  const { upstreams, basePath, lineLimit, bodyLimit, concurrency } = options;
+  const { upstreams, basePath, lineLimit, bodyLimit, concurrency, windowBytes } = options;
   // the body is read line by line as it streams, never whole
   api.addContentTypeParser('application/x-ndjson', (_request, payload, done) => done(null, payload));
   const running = new Map<string, number>();
@@ -65,6 +72,8 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
     if (!/^application\/x-ndjson\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
       throw new UnsupportedMediaType('The body of an import must be application/x-ndjson: one write per line.');
     }
+    // a declared length over the limit is refused before any of it is read
+    if (Number(request.headers['content-length']) > bodyLimit) throw new BodyTooLarge(bodyLimit);
     if ((running.get(tenant) ?? 0) >= IMPORTS_PER_TENANT) throw new ImportRunning();
     running.set(tenant, (running.get(tenant) ?? 0) + 1);
     let body;
@@ -86,7 +95,13 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
     const stopped = new AbortController();
     answer.on('close', () => stopped.abort());
     const write = (outcome: LineOutcome) => answer.write(`${JSON.stringify(outcome)}\n`);
-    const runner = createOrderedRunner<LineOutcome>({ concurrency, window: WINDOW, emit: write });
+    const runner = createOrderedRunner<LineOutcome>({ concurrency, window: WINDOW, windowBytes, emit: write });
+    const rate = createLineRate({
+      rate: options.requestRate,
+      tenant,
+      limit: request.auth.limits?.requestsPerSecond ?? options.defaultLimits.requestsPerSecond,
+      signal: stopped.signal,
+    });
     /** A line whose sending failed unexpectedly: logged, and answered as one to send again. */
     const failedLine = (line: number) => (err: unknown) => {
       request.log.error({ err, line }, 'an import line could not be sent');
@@ -99,7 +114,7 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
         if (stopped.signal.aborted) break;
         if (answer.writableNeedDrain) await once(answer, 'drain', { signal: stopped.signal }).catch(() => undefined);
         // a refused line is answered in its place, without waiting for any resource
-        const refuse = (problem: HttpProblem) => runner.add(`refused:${(unkeyed += 1)}`, async () => lineProblem(read.number, problem), failedLine(read.number));
+        const refuse = (problem: HttpProblem) => runner.add(`refused:${(unkeyed += 1)}`, 0, async () => lineProblem(read.number, problem), failedLine(read.number));
         if ('tooLong' in read) {
           await refuse(new HttpProblem({ status: 413, title: 'Content Too Large', detail: `A line must not exceed ${lineLimit} bytes.`, code: 'RM_BODY_TOO_LARGE' }));
           continue;
@@ -113,7 +128,11 @@ export const importRoutes: FastifyPluginAsync<ImportRoutesOptions> = async (api,
         const owner = ownerOf(line.path)!;
         await runner.add(
           line.key,
-          async () => forwardLine(owner, basePath, read.number, line, { ...callerHeaders, authorization: await tokens.header() }, stopped.signal),
+          Buffer.byteLength(read.text),
+          async () => {
+            await rate.take();
+            return forwardLine(owner, basePath, read.number, line, { ...callerHeaders, authorization: await tokens.header() }, stopped.signal);
+          },
           failedLine(read.number),
         );
       }
