@@ -1,12 +1,12 @@
 // The README's screenshots of the board: a throw-away stack of the built services (scripts/stack.ts), a
 // haulier's day at one depot written through the API, and Debian's Chromium at 1280 x 800.
-// `npm run build && node packages/board/scripts/screenshots.ts` (RM_CHROMIUM_PATH for another Chromium).
+// `npm run build && node scripts/board-screenshots.ts` (RM_CHROMIUM_PATH for another Chromium).
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startRunServers } from '@rm/testkit';
-import { createThrowawayTenant, startStack, stopThrowawayStack, throwawayStackOptions } from '../../../scripts/stack.ts';
+import { createThrowawayTenant, startStack, stopThrowawayStack, throwawayStackOptions } from './stack.ts';
 
-const OUT = join(import.meta.dirname, '..', 'screenshots');
+const OUT = join(import.meta.dirname, '..', 'packages', 'board', 'screenshots');
 const DAY = '2030-01-08';
 const at = (hour: number, minute = 0) => `${DAY}T${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}:00Z`;
 const DEPOT = { name: 'Depot Gent', geo_point: { latitude: 51.05, longitude: 3.72 } };
