@@ -18,9 +18,10 @@ describe('a verifier with revocations', () => {
   it("refuses a client's or a tenant's token issued up to the revoked second, also once remembered, and none issued after", async () => {
     let list = none();
     const verify = createTokenVerifier({ jwks: issuer.jwks, issuer: issuer.issuer, audience: issuer.audience, revocations: revocationCheck(() => list) });
-    const now = Math.floor(Date.now() / 1000);
     const token = await issuer.mint({ tenant: 't1', clientId: 'c1' });
     const sibling = await issuer.mint({ tenant: 't1', clientId: 'c2' });
+    // after the mints: a second that turned between them and a `now` taken before would leave them issued after it
+    const now = Math.floor(Date.now() / 1000);
     await expect(verify(token)).resolves.toMatchObject({ clientId: 'c1' });
 
     list = { ...none(), clients: { [revocationDigest('c1')]: now } };
