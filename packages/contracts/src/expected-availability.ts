@@ -101,7 +101,7 @@ export const TenantAvailabilityGenerationResult = Type.Object(
   {
     employees: Type.Array(
       Type.Object({ employee_id: BusinessId, ...AvailabilityGenerationResult.properties }, { additionalProperties: false }),
-      { description: `What generation did for each of at most ${EMPLOYEES_PER_GENERATION} employees with a shift schedule, by id.` },
+      { description: `What generation did for each of at most ${EMPLOYEES_PER_GENERATION} employees with a shift schedule, by id (fewer when they have many availabilities to create).` },
     ),
     next_after: Type.Optional(
       Type.String({ pattern: BUSINESS_ID_PATTERN, description: 'There are more employees with a schedule: send the same request again with this as `after`.' }),

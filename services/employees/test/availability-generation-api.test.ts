@@ -152,4 +152,10 @@ describe('POST /availability-generation', () => {
     const again = json<{ employees: Generated[] }>(await call('POST', '/availability-generation', TWO_WEEKS));
     expect(again.employees.map((each) => [each.created.length, each.existing.length])).toEqual(Array.from({ length: 20 }, () => [0, 4]));
   }, 60_000);
+
+  it('refuses an unknown time zone even for a tenant without schedules', async () => {
+    const empty = await harness.as('tenant-without-schedules');
+    const refused = await harness.app.inject({ method: 'POST', url: `${BASE}/availability-generation`, headers: empty, payload: { ...TWO_WEEKS, time_zone: 'Mars/Olympus' } });
+    expect(expectProblemWithStatus<{ violations: { field: string }[] }>(refused, 400).violations.map((violation) => violation.field)).toEqual(['time_zone']);
+  });
 });

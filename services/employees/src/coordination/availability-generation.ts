@@ -10,7 +10,7 @@ import {
 } from '@rm/contracts';
 import { NotFound, problemFromError, ValidationProblem, type TenantQuota } from '@rm/service-kit';
 import type { HomeBaseClaims } from '@rm/service-kit/resources';
-import { entityId, newKey, overlapping, ResourceConflictError, type Scope } from '@rm/store';
+import { entityId, inWaves, newKey, overlapping, ResourceConflictError, type Scope } from '@rm/store';
 import {
   comparedWith,
   expectedShifts,
@@ -28,6 +28,10 @@ import { claimingCreate } from './claiming-writes.js';
 
 /** Most expected shifts one call lists or generates: a quarter of four shifts a day, with room to spare. */
 export const MAX_EXPECTED_SHIFTS = 2_000;
+/** Availabilities a tenant's generation call creates at most (beyond its first employee's): some 15 s of writes. */
+const MAX_CREATES_PER_CALL = 1_000;
+/** Employees generated side by side: each one's creates queue on its guard, as an import's lines of one resource do. */
+const GENERATIONS_AT_ONCE = 16;
 
 export interface GenerationParts {
   employees: EmployeeRepository;
@@ -70,7 +74,15 @@ export async function generateAvailabilities(
   scope: Required<Scope>,
   query: ExpectedQuery,
 ): Promise<AvailabilityGenerationResult> {
-  const { expected, held } = await expectationsOf(parts, scope, query);
+  return generateFrom(parts, request, scope, await expectationsOf(parts, scope, query));
+}
+
+async function generateFrom(
+  parts: GenerationParts,
+  request: FastifyRequest,
+  scope: Required<Scope>,
+  { expected, held }: Expectations,
+): Promise<AvailabilityGenerationResult> {
   const result: AvailabilityGenerationResult = { created: [], existing: [], overlapping: [], refused: [] };
   const referrerOf = (of: Scope, key: string) => ({ entity: AVAILABILITY_EVENTS.entity, id: entityId({ ...of, key }) });
   for (const shift of expected) {
@@ -102,9 +114,11 @@ export async function generateAvailabilities(
 }
 
 /**
- * `POST /availability-generation`: generateAvailabilities for the tenant's employees that have a schedule,
- * EMPLOYEES_PER_GENERATION at a time by id (`after` goes on), so that no call outlasts the gateway's
- * timeouts whatever the tenant's size. An employee removed meanwhile is skipped.
+ * `POST /availability-generation`: generateAvailabilities for the tenant's employees that have a schedule, by
+ * id from `after`: as many as MAX_CREATES_PER_CALL availabilities to create allow (one at least, at most
+ * EMPLOYEES_PER_GENERATION), GENERATIONS_AT_ONCE employees side by side, so that a call ends well within the
+ * gateway's timeouts whatever the tenant's size; `next_after` says where the next call goes on. An employee
+ * removed meanwhile is skipped.
  */
 export async function generateForTenant(
   parts: GenerationParts,
@@ -112,24 +126,35 @@ export async function generateForTenant(
   tenant: string,
   query: ExpectedQuery & { after?: string },
 ): Promise<TenantAvailabilityGenerationResult> {
+  // refused up front, whether or not any employee has a schedule
   rangeOf(query);
+  zoneOf(query);
   const ids = await employeesWithSchedules(parts.schedules, tenant, query.after, EMPLOYEES_PER_GENERATION + 1);
-  const employees: TenantAvailabilityGenerationResult['employees'] = [];
+  const planned: { employeeId: string; expectations: Expectations }[] = [];
+  let creates = 0;
   for (const employeeId of ids.slice(0, EMPLOYEES_PER_GENERATION)) {
-    try {
-      employees.push({ employee_id: employeeId, ...(await generateAvailabilities(parts, request, { tenant, parent: employeeId }, query)) });
-    } catch (error) {
-      if (!(error instanceof NotFound)) throw error;
-    }
+    const expectations = await expectationsOf(parts, { tenant, parent: employeeId }, query).catch((error: unknown) => {
+      if (error instanceof NotFound) return undefined;
+      throw error;
+    });
+    if (expectations === undefined) continue;
+    const uncovered = expectations.expected.filter((shift) => Object.keys(comparedWith(shift, expectations.held)).length === 0).length;
+    if (planned.length > 0 && creates + uncovered > MAX_CREATES_PER_CALL) break;
+    creates += uncovered;
+    planned.push({ employeeId, expectations });
   }
-  const last = ids[EMPLOYEES_PER_GENERATION - 1];
-  return { employees, ...(ids.length > EMPLOYEES_PER_GENERATION && last !== undefined ? { next_after: last } : {}) };
+  const employees = await inWaves(planned, GENERATIONS_AT_ONCE, async ({ employeeId, expectations }) => ({
+    employee_id: employeeId,
+    ...(await generateFrom(parts, request, { tenant, parent: employeeId }, expectations)),
+  }));
+  const last = planned.at(-1)?.employeeId;
+  const more = last !== undefined && ids.some((id) => id > last);
+  return { employees, ...(more ? { next_after: last } : {}) };
 }
 
 async function expectationsOf(parts: GenerationParts, scope: Required<Scope>, query: ExpectedQuery): Promise<Expectations> {
   const range = rangeOf(query);
-  const zone = query.time_zone ?? 'UTC';
-  if (!isKnownTimeZone(zone)) throw new ValidationProblem([{ field: 'time_zone', message: 'must be an IANA time zone, like Europe/Amsterdam' }]);
+  const zone = zoneOf(query);
   const employee = await parts.employees.get({ tenant: scope.tenant, key: scope.parent });
   if (employee === null) throw new NotFound(`employee '${scope.parent}' does not exist`);
   const schedules = (await parts.schedules.find(scope))
@@ -155,6 +180,11 @@ function rangeOf({ from, until }: ExpectedQuery): ShiftRange {
     throw new ValidationProblem([{ field: 'until', message: `must be at most ${MAX_EXPECTED_RANGE_DAYS} days after from` }]);
   }
   return range;
+}
+
+function zoneOf({ time_zone: zone = 'UTC' }: ExpectedQuery): string {
+  if (!isKnownTimeZone(zone)) throw new ValidationProblem([{ field: 'time_zone', message: 'must be an IANA time zone, like Europe/Amsterdam' }]);
+  return zone;
 }
 
 function conflictingIdOf(error: ResourceConflictError): string {

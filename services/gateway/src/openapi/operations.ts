@@ -221,8 +221,9 @@ export const OPERATIONS: Record<string, OperationText> = {
     tag: 'Availability',
     summary: "Creates the availabilities every employee's schedules imply",
     description:
-      'Ours: as the employee\'s availability generation, for the tenant\'s employees that have a shift schedule, 20 at a ' +
-      'time by id; while `next_after` is in the answer, send the same request again with it as `after`.',
+      'Ours: as the employee\'s availability generation, for the tenant\'s employees that have a shift schedule, by id: at ' +
+      'most 20 a call, fewer when they have many availabilities to create (about 1,000 a call). While `next_after` is in ' +
+      'the answer, send the same request again with it as `after`.',
     experimental: true,
   },
   'GET /employee/{employee_id}/expected-availability': {
