@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiClient, Data } from '@rm/client';
+// the API's own reading of a duration (weeks and fractions too), without the rest of the contracts in the bundle
+import { parseDuration } from '@rm/contracts/duration';
 import { Axis, Track, type Bar } from './track.js';
 import { formatSpan, rangeOf, type Range } from './timeline.js';
 
@@ -20,13 +22,7 @@ interface EmployeeBoard {
 /** The end of an availability (DESIGN §6): latest_stop, else (latest_start or earliest_start) + max_duration. */
 function availabilityEnd(availability: Availabilities[number]): number {
   if (availability.latest_stop !== undefined) return Date.parse(availability.latest_stop);
-  return Date.parse(availability.latest_start ?? availability.earliest_start) + durationMs(availability.max_duration);
-}
-
-/** An ISO 8601 duration of days, hours, minutes and seconds, in milliseconds (what the API writes). */
-function durationMs(duration: string): number {
-  const [, days = '0', hours = '0', minutes = '0', seconds = '0'] = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(duration) ?? [];
-  return ((Number(days) * 24 + Number(hours)) * 60 + Number(minutes)) * 60_000 + Number(seconds) * 1000;
+  return Date.parse(availability.latest_start ?? availability.earliest_start) + (parseDuration(availability.max_duration) ?? 0);
 }
 
 /** An employee's expected shifts (from the schedules) beside the availabilities and unavailabilities, and a button that generates the missing ones. */
