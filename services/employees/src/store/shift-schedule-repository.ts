@@ -22,9 +22,24 @@ export function toShiftSchedule(resource: Resource<ShiftScheduleFields>): ShiftS
   return { id: resource.key, employee_id: resource.parent ?? '', ...resource.body, version: resource.version };
 }
 
-/** The ids of the tenant's employees that have a live shift schedule, by id, after `after`, at most `limit`. */
+/**
+ * The ids of the tenant's employees that have a live shift schedule, by id, after `after`, at most `limit`:
+ * read from the tenant's schedules in id order, stopping once `limit` are found. A find, not `distinct`,
+ * whose filter FerretDB does not push down: it read every tenant's schedules (a Seq Scan).
+ */
 export async function employeesWithSchedules(schedules: ShiftScheduleRepository, tenant: string, after: string | undefined, limit: number): Promise<string[]> {
   const filter = { tenant, deleted: { $exists: false }, ...(after === undefined ? {} : { parent: { $gt: after } }) };
-  const parents = await orUnavailable(() => schedules.collection.distinct('parent', filter as Filter<StoredDocument<ShiftScheduleFields>>));
-  return (parents as string[]).sort().slice(0, limit);
+  return orUnavailable(async () => {
+    const found: string[] = [];
+    const cursor = schedules.collection.find(filter as Filter<StoredDocument<ShiftScheduleFields>>, { projection: { parent: 1 } }).sort({ parent: 1 });
+    try {
+      for await (const { parent } of cursor) {
+        if (parent !== undefined && parent !== found.at(-1)) found.push(parent);
+        if (found.length === limit) break;
+      }
+    } finally {
+      await cursor.close();
+    }
+    return found;
+  });
 }
