@@ -40,17 +40,24 @@ export function EmployeeView({ rm, day, days, revision }: { rm: ApiClient; day: 
   useEffect(() => {
     if (shown === undefined) return;
     setError(undefined);
+    let superseded = false;
     Promise.all([
       rm.getExpectedAvailability(shown, { query: { ...query, time_zone: TIME_ZONE } }),
       rm.getEmployeeAvailabilities(shown, { query }),
       rm.getEmployeeUnavailabilities(shown, { query }),
     ]).then(
-      ([expected, availabilities, unavailabilities]) => setBoard({ expected: expected.data, availabilities: availabilities.data, unavailabilities: unavailabilities.data }),
+      ([expected, availabilities, unavailabilities]) =>
+        superseded || setBoard({ expected: expected.data, availabilities: availabilities.data, unavailabilities: unavailabilities.data }),
       (failure: unknown) => {
+        if (superseded) return;
         setBoard(undefined);
         setError(String(failure));
       },
     );
+    // an answer for an employee or range the planner has left is dropped
+    return () => {
+      superseded = true;
+    };
   }, [rm, shown, range.from, range.until, revision, reloads]);
 
   async function generate() {

@@ -97,10 +97,19 @@ export function LocationView({ rm, day, days, revision }: { rm: ApiClient; day: 
   }, [rm, revision]);
 
   const place = places?.places.find((candidate) => candidate.key === placeKey);
+  // a change burst reloads the places (above), whose new value reloads the board: once, not twice
   useEffect(() => {
     if (place === undefined || places === undefined) return;
-    loadBoard(rm, place, places.resources, range).then(setBoard, (failure: unknown) => setError(String(failure)));
-  }, [rm, place?.key, places, range.from, range.until, revision]);
+    let superseded = false;
+    loadBoard(rm, place, places.resources, range).then(
+      (loaded) => superseded || setBoard(loaded),
+      (failure: unknown) => superseded || setError(String(failure)),
+    );
+    // an answer for a place or day the planner has left is dropped
+    return () => {
+      superseded = true;
+    };
+  }, [rm, place?.key, places, range.from, range.until]);
 
   if (error !== undefined) return <p role="alert" class="error">Could not read the board: {error}</p>;
   if (places === undefined) return <p aria-live="polite">Loading…</p>;
