@@ -42,6 +42,25 @@ describe('expected shifts of a schedule', () => {
     expect(starts(shifts)).toEqual(['2026-10-19T04:00:00Z', '2026-10-26T05:00:00Z']);
   });
 
+  // Found in review: elapsed durations ended this night shift at 09:00 on the wall clock, over the next shift.
+  it('ends a shift across the night the clocks skip an hour when its schedule says, its durations an hour shorter', () => {
+    // Europe/Amsterdam starts summer time on Sunday 2026-03-29: 02:00 becomes 03:00
+    const night = shift('SATURDAY', '22:00', 'PT10H', {
+      duration: { at_least: 'PT9H', at_most: 'PT10H' },
+      stop: { latest: { day: 'SUNDAY', time: '08:00' } },
+    });
+    const morning = shift('SUNDAY', '08:00', 'PT8H');
+    const shifts = expectedShifts([{ id: 's1', schedule: schedule('2026-03-23', 1, [night, morning]) }], range('2026-03-28T00:00:00Z', '2026-03-30T00:00:00Z'), 'Europe/Amsterdam');
+    // 22:00 +01:00 to 08:00 +02:00: nine hours
+    expect(shifts.map((each) => each.availability)).toEqual([
+      { earliest_start: '2026-03-28T21:00:00Z', latest_stop: '2026-03-29T06:00:00Z', min_duration: 'PT8H', max_duration: 'PT9H' },
+      { earliest_start: '2026-03-29T06:00:00Z', max_duration: 'PT8H' },
+    ]);
+    // and the clocks going back end it by its elapsed durations: earlier on the wall clock, over nothing
+    const autumn = expectedShifts([{ id: 's1', schedule: schedule('2026-10-19', 1, [night, morning]) }], range('2026-10-24T00:00:00Z', '2026-10-26T00:00:00Z'), 'Europe/Amsterdam');
+    expect(autumn[0]?.availability).toMatchObject({ earliest_start: '2026-10-24T20:00:00Z', latest_stop: '2026-10-25T06:00:00Z', max_duration: 'PT10H' });
+  });
+
   it("turns the shift's window, durations, stop, mandatory and locations into the availability's fields", () => {
     const full = shift('FRIDAY', '22:00', 'PT10H', {
       start: { earliest: { day: 'FRIDAY', time: '22:00' }, window: 'PT1H' },

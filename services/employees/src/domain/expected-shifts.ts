@@ -44,8 +44,8 @@ export interface ShiftRange {
  * The shifts the schedules imply that start in the range, in start order. Each schedule's weeks line up
  * from the Monday of the week of its `start_date`, which is template `start_week`; the templates follow in
  * index order and start over after the last. Nothing starts before `start_date`. Days and times are read in
- * `zone`: a shift at 06:00 stays at 06:00 across a change of daylight saving time, and its durations are
- * elapsed time.
+ * `zone`: a shift at 06:00 stays at 06:00 across a change of daylight saving time (see availabilityOf
+ * for its end).
  */
 export function expectedShifts(schedules: readonly ScheduleOf[], range: ShiftRange, zone: string): ExpectedShiftTime[] {
   return schedules
@@ -85,21 +85,46 @@ function startOf(shift: Shift, monday: DateTime): DateTime {
   return monday.plus({ days: WEEKDAYS.indexOf(day) }).set({ hour: Number(time.slice(0, 2)), minute: Number(time.slice(3, 5)) });
 }
 
-/** The availability a shift stands for when it starts at `start`, in the stored (UTC) form. */
+/**
+ * The availability a shift stands for when it starts at `start`, in the stored (UTC) form. Its durations
+ * are elapsed time, but it never ends later on the wall clock than its schedule says: across the night
+ * the clocks skip an hour, its stop and its durations shrink by that hour, or it would overlap the next
+ * shift of a tight schedule (whose rules are wall-clock times). When the clocks go back, the elapsed
+ * durations end it an hour early on the wall clock, which overlaps nothing.
+ */
 function availabilityOf(shift: Shift, start: DateTime): AvailabilityFields {
   const earliest = start.toMillis();
   const at = (millis: number) => toUtcDateTime(new Date(millis).toISOString());
   const window = shift.start.window === undefined ? undefined : parseDuration(shift.start.window);
+  const length = storedShiftLength(shift);
+  const skipped = skippedBy(start, length);
+  const atMost = parseDuration(shift.duration.at_most)!;
+  const atLeast = shift.duration.at_least === undefined ? undefined : parseDuration(shift.duration.at_least)!;
+  // durations no longer than the skipped hour cannot shrink by it: such a shift keeps its elapsed ones
+  const shrink = Math.min(atMost, atLeast ?? atMost) > skipped ? skipped : 0;
   return {
     earliest_start: at(earliest),
     ...(window === undefined ? {} : { latest_start: at(earliest + window) }),
-    ...(shift.stop?.latest === undefined ? {} : { latest_stop: at(earliest + storedShiftLength(shift)) }),
-    ...(shift.duration.at_least === undefined ? {} : { min_duration: shift.duration.at_least }),
-    max_duration: shift.duration.at_most,
+    ...(shift.stop?.latest === undefined ? {} : { latest_stop: at(earliest + length - shrink) }),
+    ...(atLeast === undefined ? {} : { min_duration: shrink === 0 ? shift.duration.at_least : isoDuration(atLeast - shrink) }),
+    max_duration: shrink === 0 ? shift.duration.at_most : isoDuration(atMost - shrink),
     ...(shift.mandatory === undefined ? {} : { mandatory: shift.mandatory }),
     ...(shift.start_location === undefined ? {} : { start_location: shift.start_location }),
     ...(shift.end_location === undefined ? {} : { end_location: shift.end_location }),
   };
+}
+
+/** How much earlier the wall-clock end of `length` after `start` comes than its elapsed end: the hour skipped in between, else 0. */
+function skippedBy(start: DateTime, length: number): number {
+  const wallClockEnd = start.setZone('UTC', { keepLocalTime: true }).plus(length).setZone(start.zone, { keepLocalTime: true });
+  return Math.max(0, start.toMillis() + length - wallClockEnd.toMillis());
+}
+
+/** An ISO 8601 duration of whole seconds, as `PT9H30M`. */
+function isoDuration(millis: number): string {
+  const seconds = Math.round(millis / 1000);
+  const parts = [[Math.floor(seconds / 3600), 'H'], [Math.floor(seconds / 60) % 60, 'M'], [seconds % 60, 'S']] as const;
+  return `PT${parts.map(([value, unit]) => (value === 0 ? '' : `${value}${unit}`)).join('') || '0S'}`;
 }
 
 /** What the employee's availabilities say of an expected shift: one covers it (starts when it does), or one overlaps it. */
