@@ -100,8 +100,19 @@ export type TenantAvailabilityGenerationBody = Static<typeof TenantAvailabilityG
 export const TenantAvailabilityGenerationResult = Type.Object(
   {
     employees: Type.Array(
-      Type.Object({ employee_id: BusinessId, ...AvailabilityGenerationResult.properties }, { additionalProperties: false }),
-      { description: `What generation did for each of at most ${EMPLOYEES_PER_GENERATION} employees with a shift schedule, by id (fewer when they have many availabilities to create).` },
+      Type.Object(
+        {
+          employee_id: BusinessId,
+          ...AvailabilityGenerationResult.properties,
+          problem: Type.Optional(Problem),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          `What generation did for each of at most ${EMPLOYEES_PER_GENERATION} employees with a shift schedule, by id (fewer when they have many availabilities to create). ` +
+          "An employee with a `problem` got nothing generated (its range holds too many expected shifts: generate it by the employee's own call, in shorter ranges); the run goes on past it.",
+      },
     ),
     next_after: Type.Optional(
       Type.String({ pattern: BUSINESS_ID_PATTERN, description: 'There are more employees with a schedule: send the same request again with this as `after`.' }),

@@ -153,6 +153,32 @@ describe('POST /availability-generation', () => {
     expect(again.employees.map((each) => [each.created.length, each.existing.length])).toEqual(Array.from({ length: 20 }, () => [0, 4]));
   }, 60_000);
 
+  // Found in review: such an employee's 400 failed every call of the run, which could never get past it.
+  it('lists an employee whose range holds too many expected shifts with its problem, and goes on past it', async () => {
+    const carol = await harness.as('tenant-generation-crowded');
+    const call = (method: 'PUT' | 'POST', url: string, body: object) => harness.app.inject({ method, url: `${BASE}${url}`, headers: carol, payload: body });
+    // four shifts a day, three times over: some 1,100 expected shifts in 92 days
+    const days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+    const crowded = {
+      start: { start_date: '2026-11-30', start_week: 1 },
+      templates: [{ index: 1, shifts: days.flatMap((day) => ['00:00', '06:00', '12:00', '18:00'].map((time) => ({ start: { earliest: { day, time } }, duration: { at_most: 'PT5H' } }))) }],
+    };
+    await call('PUT', '/employee/emp-a-crowded', employeeBody());
+    for (let copy = 0; copy < 3; copy += 1) expect((await call('POST', '/employee/emp-a-crowded/shift-schedule', crowded)).statusCode).toBe(201);
+    await call('PUT', '/employee/emp-b-weekly', employeeBody());
+    await call('POST', '/employee/emp-b-weekly/shift-schedule', WEEKLY);
+    const quarter = { from: '2026-11-30T00:00:00Z', until: '2027-03-02T00:00:00Z' };
+    const run = json<{ employees: (Generated & { employee_id: string; problem?: { status: number } })[]; next_after?: string }>(
+      await call('POST', '/availability-generation', quarter),
+    );
+    expect(run.employees.map((each) => [each.employee_id, each.created.length, each.problem?.status])).toEqual([
+      ['emp-a-crowded', 0, 400],
+      ['emp-b-weekly', 27, undefined],
+    ]);
+    expect(run.employees[0]?.problem).toMatchObject({ violations: [{ field: 'until', message: 'the range holds more than 1000 expected shifts; narrow it' }] });
+    expect(run.next_after).toBeUndefined();
+  }, 60_000);
+
   it('refuses an unknown time zone even for a tenant without schedules', async () => {
     const empty = await harness.as('tenant-without-schedules');
     const refused = await harness.app.inject({ method: 'POST', url: `${BASE}/availability-generation`, headers: empty, payload: { ...TWO_WEEKS, time_zone: 'Mars/Olympus' } });

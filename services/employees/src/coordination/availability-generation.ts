@@ -6,6 +6,7 @@ import {
   type AvailabilityGenerationResult,
   type EmployeeFields,
   type ExpectedShift,
+  type Problem,
   type TenantAvailabilityGenerationResult,
 } from '@rm/contracts';
 import { NotFound, problemFromError, ValidationProblem, type TenantQuota } from '@rm/service-kit';
@@ -26,10 +27,12 @@ import type { EmployeeRepository } from '../store/employee-repository.js';
 import { employeesWithSchedules, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
 import { claimingCreate } from './claiming-writes.js';
 
-/** Most expected shifts one call lists or generates: a quarter of four shifts a day, with room to spare. */
-export const MAX_EXPECTED_SHIFTS = 2_000;
-/** Availabilities a tenant's generation call creates at most (beyond its first employee's): some 15 s of writes. */
-const MAX_CREATES_PER_CALL = 1_000;
+/**
+ * Most expected shifts one call lists or generates (a quarter of eleven shifts a day), and most
+ * availabilities a tenant's generation call creates: some 15 s of writes. As one employee's range holds no
+ * more, no call creates more, whichever employee comes first.
+ */
+export const MAX_EXPECTED_SHIFTS = 1_000;
 /** Employees generated side by side: each one's creates queue on its guard, as an import's lines of one resource do. */
 const GENERATIONS_AT_ONCE = 16;
 
@@ -83,7 +86,7 @@ async function generateFrom(
   scope: Required<Scope>,
   { expected, held }: Expectations,
 ): Promise<AvailabilityGenerationResult> {
-  const result: AvailabilityGenerationResult = { created: [], existing: [], overlapping: [], refused: [] };
+  const result = nothingGenerated();
   const referrerOf = (of: Scope, key: string) => ({ entity: AVAILABILITY_EVENTS.entity, id: entityId({ ...of, key }) });
   for (const shift of expected) {
     const origin = {
@@ -115,10 +118,11 @@ async function generateFrom(
 
 /**
  * `POST /availability-generation`: generateAvailabilities for the tenant's employees that have a schedule, by
- * id from `after`: as many as MAX_CREATES_PER_CALL availabilities to create allow (one at least, at most
+ * id from `after`: as many as MAX_EXPECTED_SHIFTS availabilities to create allow (one at least, at most
  * EMPLOYEES_PER_GENERATION), GENERATIONS_AT_ONCE employees side by side, so that a call ends well within the
  * gateway's timeouts whatever the tenant's size; `next_after` says where the next call goes on. An employee
- * removed meanwhile is skipped.
+ * removed meanwhile is skipped; one whose range cannot be generated (too many expected shifts) is listed
+ * with its problem, and the run goes on past it.
  */
 export async function generateForTenant(
   parts: GenerationParts,
@@ -130,26 +134,36 @@ export async function generateForTenant(
   rangeOf(query);
   zoneOf(query);
   const ids = await employeesWithSchedules(parts.schedules, tenant, query.after, EMPLOYEES_PER_GENERATION + 1);
-  const planned: { employeeId: string; expectations: Expectations }[] = [];
+  type Planned = { employeeId: string; expectations?: Expectations; problem?: Problem };
+  const planned: Planned[] = [];
   let creates = 0;
+  let passed: string | undefined;
   for (const employeeId of ids.slice(0, EMPLOYEES_PER_GENERATION)) {
-    const expectations = await expectationsOf(parts, { tenant, parent: employeeId }, query).catch((error: unknown) => {
-      if (error instanceof NotFound) return undefined;
-      throw error;
-    });
-    if (expectations === undefined) continue;
-    const uncovered = expectations.expected.filter((shift) => Object.keys(comparedWith(shift, expectations.held)).length === 0).length;
-    if (planned.length > 0 && creates + uncovered > MAX_CREATES_PER_CALL) break;
-    creates += uncovered;
-    planned.push({ employeeId, expectations });
+    const outcome: Omit<Planned, 'employeeId'> = await expectationsOf(parts, { tenant, parent: employeeId }, query).then(
+      (expectations) => ({ expectations }),
+      (error: unknown) => (error instanceof NotFound ? {} : { problem: refusalOf(error) }),
+    );
+    if (outcome.expectations !== undefined) {
+      const { expected, held } = outcome.expectations;
+      const uncovered = expected.filter((shift) => Object.keys(comparedWith(shift, held)).length === 0).length;
+      if (creates + uncovered > MAX_EXPECTED_SHIFTS) break;
+      creates += uncovered;
+    }
+    if (outcome.expectations !== undefined || outcome.problem !== undefined) planned.push({ employeeId, ...outcome });
+    passed = employeeId;
   }
-  const employees = await inWaves(planned, GENERATIONS_AT_ONCE, async ({ employeeId, expectations }) => ({
+  const employees = await inWaves(planned, GENERATIONS_AT_ONCE, async ({ employeeId, expectations, problem }) => ({
     employee_id: employeeId,
-    ...(await generateFrom(parts, request, { tenant, parent: employeeId }, expectations)),
+    ...(expectations === undefined ? nothingGenerated() : await generateFrom(parts, request, { tenant, parent: employeeId }, expectations)),
+    ...(problem === undefined ? {} : { problem }),
   }));
-  const last = planned.at(-1)?.employeeId;
-  const more = last !== undefined && ids.some((id) => id > last);
-  return { employees, ...(more ? { next_after: last } : {}) };
+  // from the last employee gone through, listed or skipped, so a page of removed employees does not end the run
+  const more = passed !== undefined && ids.some((id) => id > passed);
+  return { employees, ...(more ? { next_after: passed } : {}) };
+}
+
+function nothingGenerated(): AvailabilityGenerationResult {
+  return { created: [], existing: [], overlapping: [], refused: [] };
 }
 
 async function expectationsOf(parts: GenerationParts, scope: Required<Scope>, query: ExpectedQuery): Promise<Expectations> {
@@ -192,8 +206,8 @@ function conflictingIdOf(error: ResourceConflictError): string {
 }
 
 /** The problem a single create would have answered; a fault of ours (5xx) fails the whole request instead. */
-function refusalOf(error: unknown) {
+function refusalOf(error: unknown): Problem {
   const { status, body } = problemFromError(error);
   if (status >= 500 || body === undefined) throw error;
-  return { title: body.title, status, detail: body.detail };
+  return { title: body.title, status, detail: body.detail, ...(body.violations === undefined ? {} : { violations: body.violations }) };
 }
