@@ -26,6 +26,7 @@ import { shiftScheduleRoutes } from './routes/shift-schedule.routes.js';
 import { createAvailabilityRepository } from './store/availability-repository.js';
 import { EMPLOYEE_PARENT } from './store/employee-parent.js';
 import { createEmployeeRepository, toEmployee } from './store/employee-repository.js';
+import { createScheduledEmployees } from './store/scheduled-employees.js';
 import { createShiftScheduleRepository } from './store/shift-schedule-repository.js';
 
 /** The employees service: what it stores and the routes it serves; @rm/runtime connects and runs it. */
@@ -65,7 +66,14 @@ export const employeesService = defineService({
       await api.register(shiftScheduleRoutes, { employees, schedules, homeBases });
       const availabilityQuota = createTenantQuota({ limit: 'availabilities', kind: 'availabilities', count: (tenant) => availabilities.count({ tenant }) });
       await api.register(availabilityRoutes, { employees, availabilities, homeBases, quota: availabilityQuota });
-      await api.register(expectedAvailabilityRoutes, { employees, schedules, availabilities, homeBases, quota: availabilityQuota });
+      await api.register(expectedAvailabilityRoutes, {
+        employees,
+        schedules,
+        scheduledEmployees: createScheduledEmployees(schedules),
+        availabilities,
+        homeBases,
+        quota: availabilityQuota,
+      });
       await api.register(unavailabilityRoutes, {
         parent: employeeParent(employees),
         unavailabilities,

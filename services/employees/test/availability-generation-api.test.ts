@@ -144,13 +144,22 @@ describe('POST /availability-generation', () => {
     expect(first.employees.map((each) => each.employee_id)).toEqual(ids.slice(0, 20));
     expect(first.employees.every((each) => each.created.length === 4)).toBe(true);
     expect(first.next_after).toBe('emp-19');
+    // a schedule given during the run: its pages go on from the ids its first page read
+    await call('PUT', '/employee/emp-195', employeeBody());
+    await call('POST', '/employee/emp-195/shift-schedule', WEEKLY);
     const rest = json<{ employees: (Generated & { employee_id: string })[]; next_after?: string }>(
       await call('POST', '/availability-generation', { ...TWO_WEEKS, after: first.next_after as string }),
     );
     expect(rest.employees.map((each) => [each.employee_id, each.created.length])).toEqual([['emp-20', 4]]);
     expect(rest.next_after).toBeUndefined();
-    const again = json<{ employees: Generated[] }>(await call('POST', '/availability-generation', TWO_WEEKS));
+    // the next run reads them again: it sees that employee
+    const again = json<{ employees: Generated[]; next_after?: string }>(await call('POST', '/availability-generation', TWO_WEEKS));
     expect(again.employees.map((each) => [each.created.length, each.existing.length])).toEqual(Array.from({ length: 20 }, () => [0, 4]));
+    const last = json<{ employees: (Generated & { employee_id: string })[] }>(await call('POST', '/availability-generation', { ...TWO_WEEKS, after: again.next_after as string }));
+    expect(last.employees.map((each) => [each.employee_id, each.created.length, each.existing.length])).toEqual([
+      ['emp-195', 4, 0],
+      ['emp-20', 0, 4],
+    ]);
   }, 60_000);
 
   // Found in review: such an employee's 400 failed every call of the run, which could never get past it.

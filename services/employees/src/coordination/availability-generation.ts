@@ -24,7 +24,8 @@ import {
 import { DAY, WEEK } from '../domain/week-timeline.js';
 import type { AvailabilityRepository } from '../store/availability-repository.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
-import { employeesWithSchedules, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
+import type { ScheduledEmployees } from '../store/scheduled-employees.js';
+import type { ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
 import { claimingCreate } from './claiming-writes.js';
 
 /**
@@ -39,6 +40,7 @@ const GENERATIONS_AT_ONCE = 16;
 export interface GenerationParts {
   employees: EmployeeRepository;
   schedules: ShiftScheduleRepository;
+  scheduledEmployees: ScheduledEmployees;
   availabilities: AvailabilityRepository;
   homeBases: HomeBaseClaims;
   quota: TenantQuota;
@@ -133,7 +135,7 @@ export async function generateForTenant(
   // refused up front, whether or not any employee has a schedule
   rangeOf(query);
   zoneOf(query);
-  const ids = await employeesWithSchedules(parts.schedules, tenant, query.after, EMPLOYEES_PER_GENERATION + 1);
+  const ids = await parts.scheduledEmployees.page(tenant, query.after, EMPLOYEES_PER_GENERATION + 1);
   type Planned = { employeeId: string; expectations?: Expectations; problem?: Problem };
   const planned: Planned[] = [];
   let creates = 0;
