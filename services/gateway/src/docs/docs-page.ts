@@ -32,6 +32,34 @@ const SWAGGER_UI_SETTINGS = {
   validatorUrl: null,
 };
 
+/**
+ * What starts swagger-ui on the page (`/docs/docs-init.js`): a file of the gateway's, not an inline script,
+ * so that the page's policy runs no script but the gateway's files (DOCS_CONTENT_SECURITY_POLICY).
+ */
+export const DOCS_INIT_SCRIPT = `// A hash that names an element of the page as served (#licence) is an anchor, already scrolled to, not a deep link to an operation.
+const guideAnchors = () => ({
+  statePlugins: {
+    layout: { wrapActions: { parseDeepLinkHash: (parse) => (hash) => (document.getElementById(hash.slice(1)) === null ? parse(hash) : undefined) } },
+    auth: { wrapActions: { persistAuthorizationIfNeeded: (persist) => () => { persist(); forgetSecrets(); } } },
+  },
+});
+// A client secret lives longer than its tokens: it is typed again to authorize again, never kept in the browser.
+function forgetSecrets() {
+  const stored = JSON.parse(localStorage.getItem('authorized') || '{}');
+  for (const auth of Object.values(stored)) delete auth.clientSecret;
+  localStorage.setItem('authorized', JSON.stringify(stored));
+}
+window.ui = SwaggerUIBundle({ ...${scriptLiteral(SWAGGER_UI_SETTINGS)}, url: document.getElementById('swagger-ui').dataset.documentUrl, presets: [SwaggerUIBundle.presets.apis], plugins: [guideAnchors] });
+`;
+
+/**
+ * Only the gateway's scripts, and nothing sent elsewhere: the board keeps a client secret in this origin's
+ * session storage, which a script injected here could read. swagger-ui sets inline styles and draws
+ * data: images, so those two are allowed.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /** The docs page: the guide, then swagger-ui over the document, all from the gateway itself. */
 export function docsPage({ assetPath, documentUrl, guide }: DocsPageOptions): string {
   return html`<!doctype html>
@@ -56,25 +84,10 @@ export function docsPage({ assetPath, documentUrl, guide }: DocsPageOptions): st
   </header>
   <main>
     <div class="rm-wrapper">${guide}</div>
-    <div id="swagger-ui"></div>
+    <div id="swagger-ui" data-document-url="${documentUrl}"></div>
   </main>
   <script src="${assetPath}/swagger-ui-bundle.js"></script>
-  <script>
-    // A hash that names an element of the page as served (#licence) is an anchor, already scrolled to, not a deep link to an operation.
-    const guideAnchors = () => ({
-      statePlugins: {
-        layout: { wrapActions: { parseDeepLinkHash: (parse) => (hash) => (document.getElementById(hash.slice(1)) === null ? parse(hash) : undefined) } },
-        auth: { wrapActions: { persistAuthorizationIfNeeded: (persist) => () => { persist(); forgetSecrets(); } } },
-      },
-    });
-    // A client secret lives longer than its tokens: it is typed again to authorize again, never kept in the browser.
-    function forgetSecrets() {
-      const stored = JSON.parse(localStorage.getItem('authorized') || '{}');
-      for (const auth of Object.values(stored)) delete auth.clientSecret;
-      localStorage.setItem('authorized', JSON.stringify(stored));
-    }
-    window.ui = SwaggerUIBundle({ ...${scriptLiteral(SWAGGER_UI_SETTINGS)}, url: ${scriptLiteral(documentUrl)}, presets: [SwaggerUIBundle.presets.apis], plugins: [guideAnchors] });
-  </script>
+  <script src="${assetPath}/docs-init.js"></script>
 </body>
 </html>
 `.text;

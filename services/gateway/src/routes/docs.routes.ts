@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { forwardedPrefixOf, NotFound, publicOrigin } from '@rm/service-kit';
-import { docsPage } from '../docs/docs-page.js';
+import { DOCS_CONTENT_SECURITY_POLICY, DOCS_INIT_SCRIPT, docsPage } from '../docs/docs-page.js';
 import { gettingStartedGuide, type GuideOptions } from '../docs/guide.js';
 import type { createApiDocument } from '../openapi/api-document.js';
 import { TOKEN_PATH } from './token.routes.js';
@@ -15,7 +15,7 @@ export interface DocsRoutesOptions {
   limits: Pick<GuideOptions, 'bodyLimit' | 'tokenRequestsPerIp' | 'tokenRequestsPerClient'>;
 }
 
-/** swagger-ui's files, served by the gateway itself, and no online validator: the docs work without internet access. */
+/** swagger-ui's files, served by the gateway itself with the page's own script, and no online validator: the docs work without internet access. */
 const ASSETS = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
@@ -25,9 +25,10 @@ const ASSETS = {
 /** `{base_url}/openapi.json` (the whole v1 API) and `/docs`, without a token: they describe, they grant nothing. */
 export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { apiDocument, basePath, limits }) => {
   const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const assets = new Map(
-    await Promise.all(Object.entries(ASSETS).map(async ([name, type]) => [name, { type, content: await readFile(join(assetDir, name)) }] as const)),
-  );
+  const assets = new Map<string, { type: string; content: Buffer | string }>([
+    ...(await Promise.all(Object.entries(ASSETS).map(async ([name, type]) => [name, { type, content: await readFile(join(assetDir, name)) }] as const))),
+    ['docs-init.js', { type: 'text/javascript; charset=utf-8', content: DOCS_INIT_SCRIPT }],
+  ]);
 
   // Built for the caller's view of the gateway (trusted X-Forwarded-*, else Host): never cached by others.
   app.get(`${basePath}/openapi.json`, async (request, reply) => {
@@ -39,7 +40,7 @@ export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { a
   app.get('/docs', async (request, reply) => {
     const prefix = forwardedPrefixOf(request);
     const guide = gettingStartedGuide({ origin: publicOrigin(request), basePath, tokenPath: TOKEN_PATH, ...limits });
-    reply.type('text/html; charset=utf-8').header('Cache-Control', 'private, no-cache');
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'private, no-cache').header('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
     return docsPage({ assetPath: `${prefix}/docs`, documentUrl: `${prefix}${basePath}/openapi.json`, guide });
   });
 

@@ -46,6 +46,11 @@ export function describeDocsPage(stack: () => Stack): void {
         expect(html).toContain(`"${BASE}/openapi.json"`);
         // no script, style sheet or image from elsewhere
         expect(html).not.toMatch(/<(?:script|link|img)\b[^>]*\b(?:src|href)="(?:[a-z]+:)?\/\//);
+        // and none inline, which its policy would not run: the board's client secret shares this origin
+        expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+        expect(html).not.toMatch(/<script>/);
+        expect(html).toContain('src="/docs/docs-init.js"');
+        expect(await (await gateway.fetch('/docs/docs-init.js')).text()).toContain('SwaggerUIBundle(');
         const bundle = await gateway.fetch('/docs/swagger-ui-bundle.js');
         expect(bundle.status).toBe(200);
         expect(bundle.headers.get('content-type')).toMatch(/javascript/);
