@@ -84,6 +84,12 @@ export const AvailabilityGenerationResult = Type.Object(
 );
 export type AvailabilityGenerationResult = Static<typeof AvailabilityGenerationResult>;
 
+/**
+ * The availabilities a generation call created, in its answer's header: the gateway counts them against the
+ * tenant's request rate, as it counts an import's lines, and keeps the header from the caller.
+ */
+export const WRITES_HEADER = 'rm-writes';
+
 /** Employees one `POST /availability-generation` goes through; `after` takes the next ones. */
 export const EMPLOYEES_PER_GENERATION = 20;
 

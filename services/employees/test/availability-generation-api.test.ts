@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { WRITES_HEADER } from '@rm/contracts';
 import { useWorld } from '@rm/testkit/service-helpers';
 import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
 import { BASE, employeeBody, json, startEmployees } from './helpers.js';
@@ -76,6 +77,8 @@ describe('GET /employee/{employee_id}/expected-availability and POST …/availab
     );
     const answer = await generate(TWO_WEEKS);
     expect(answer.statusCode).toBe(200);
+    // the gateway counts them against the tenant's request rate
+    expect(answer.headers[WRITES_HEADER]).toBe('3');
     const generated = json<Generated>(answer);
     expect(generated.created.map((each) => each.earliest_start)).toEqual(['2026-11-30T05:00:00Z', '2026-12-02T13:00:00Z', '2026-12-09T13:00:00Z']);
     expect(generated.overlapping).toEqual([
@@ -140,7 +143,9 @@ describe('POST /availability-generation', () => {
       await call('POST', `/employee/${id}/shift-schedule`, WEEKLY);
     }
     await call('PUT', '/employee/emp-without-schedule', employeeBody());
-    const first = json<{ employees: (Generated & { employee_id: string })[]; next_after?: string }>(await call('POST', '/availability-generation', TWO_WEEKS));
+    const firstAnswer = await call('POST', '/availability-generation', TWO_WEEKS);
+    expect(firstAnswer.headers[WRITES_HEADER]).toBe('80');
+    const first = json<{ employees: (Generated & { employee_id: string })[]; next_after?: string }>(firstAnswer);
     expect(first.employees.map((each) => each.employee_id)).toEqual(ids.slice(0, 20));
     expect(first.employees.every((each) => each.created.length === 4)).toBe(true);
     expect(first.next_after).toBe('emp-19');

@@ -4,7 +4,7 @@ import { gatewayConfigSpec } from './config.js';
 import { createHashSlots } from './token-protection/hash-slots.js';
 import { startTokenProtection } from './token-protection/token-protection.js';
 import { createRefusalDelay } from './limits/refusal-delay.js';
-import { limitTenantRequests } from './limits/tenant-rate-limit.js';
+import { limitTenantRequests, tenantLimitOf } from './limits/tenant-rate-limit.js';
 import { startTenantRequestRate } from './limits/tenant-request-rate.js';
 import { createApiDocument } from './openapi/api-document.js';
 import { createKeyRing, SIGNING_ALGORITHM } from './keys/key-ring.js';
@@ -163,7 +163,12 @@ export const gatewayService = defineService({
           revocations,
           defaultLimits,
         });
-        await api.register(proxyRoutes, { upstreams, bodyLimit: config.BODY_LIMIT_BYTES, tracer });
+        await api.register(proxyRoutes, {
+          upstreams,
+          bodyLimit: config.BODY_LIMIT_BYTES,
+          tracer,
+          chargeWrites: (request, writes) => tenantRequests.charge(request.auth.tenant, writes, tenantLimitOf(request, config.TENANT_REQUEST_RATE)),
+        });
       },
       async stop() {
         changeFeeds.endAll();

@@ -1,11 +1,13 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WRITES_HEADER } from '@rm/contracts';
 import { waitFor } from '@rm/testkit';
 import { BASE, createClient, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
 
 // POST /import against an owner that answers as the test says: what is checked is how the gateway sends
-// the lines (the tenant's rate, the bytes it holds) and how it refuses a body over its limit.
+// the lines (the tenant's rate, the bytes it holds) and how it refuses a body over its limit; and how it
+// counts the writes an owner made for one call (a generation's) against the tenant's rate.
 
 const WINDOW_BYTES = 4_096;
 const BODY_LIMIT = 65_536;
@@ -31,6 +33,7 @@ beforeAll(async () => {
     const path = (request.url ?? '').slice(BASE.length);
     request.resume();
     if (request.method === 'GET') return answer(response, 200);
+    if (path === '/availability-generation') return void response.writeHead(200, { 'Content-Type': 'application/json', [WRITES_HEADER]: '12' }).end('{}');
     inFlight += 1;
     mostInFlight = Math.max(mostInFlight, inFlight);
     const done = () => {
@@ -146,5 +149,23 @@ describe('POST /import and the limits of its tenant', () => {
     expect(response.statusCode).toBe(413);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.headers.connection).toBe('close');
+  });
+});
+
+describe('POST /availability-generation and the rate of its tenant', () => {
+  // Found in review: a call that created a thousand availabilities counted as one request.
+  it("counts the availabilities a call created against the tenant's request rate, as that many calls, and keeps the count from the caller", async () => {
+    const token = await tokenOfNewTenant({ requestsPerSecond: 5 });
+    const generation = await gateway.fetch(`${BASE}/availability-generation`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(generation.status).toBe(200);
+    expect(generation.headers.has(WRITES_HEADER)).toBe(false);
+    // twelve writes at five a second: this second and the next two are taken
+    const single = () => gateway.fetch(`${BASE}/employee/other`, { headers: { Authorization: `Bearer ${token}` } });
+    expect((await single()).status).toBe(429);
+    await waitFor('the rate to come back', async () => (await single()).status === 200, 10_000);
   });
 });

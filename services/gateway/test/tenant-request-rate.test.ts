@@ -91,6 +91,22 @@ describe('the tenant request rate', () => {
     expect(other.rate.take(tenant, 10).admitted).toBe(true);
   });
 
+  it("takes the whole rate for as long as a call's charged requests would have taken, on every replica", async () => {
+    clock.now += 5_000;
+    const tenant = uniqueName('t');
+    // 30 writes at 10 a second: three seconds of the tenant's rate
+    one.rate.charge(tenant, 30, 10);
+    expect(one.rate.take(tenant, 10).admitted).toBe(false);
+    clock.now += 2_900;
+    expect(one.rate.take(tenant, 10).admitted).toBe(false);
+    // the other replica hears each tenth as it comes due
+    await reportsHeard(one.nc, other.nc);
+    expect(other.rate.take(tenant, 10).admitted).toBe(false);
+    clock.now += 1_000;
+    expect(one.rate.take(tenant, 10).admitted).toBe(true);
+    expect(takeMany(one.rate, uniqueName('t'), 10, 10).every(Boolean)).toBe(true);
+  });
+
   it('ignores a malformed report, and one with counts that are not whole positive numbers', async () => {
     clock.now += 5_000;
     const tenant = uniqueName('t');

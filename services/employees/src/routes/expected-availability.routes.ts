@@ -8,6 +8,7 @@ import {
   Problem,
   TenantAvailabilityGenerationBody,
   TenantAvailabilityGenerationResult,
+  WRITES_HEADER,
   type EmployeeParams as Params,
 } from '@rm/contracts';
 import { parentScope } from '@rm/service-kit/resources';
@@ -29,12 +30,20 @@ export const expectedAvailabilityRoutes: FastifyPluginAsync<GenerationParts> = a
   app.post<{ Params: Params; Body: AvailabilityGenerationBody }>(
     '/employee/:employee_id/availability-generation',
     { schema: { params: EmployeeParams, body: AvailabilityGenerationBody, response: { 200: AvailabilityGenerationResult, 400: Problem, 404: Problem } } },
-    async (request) => generateAvailabilities(parts, request, parentScope(request, employee), request.body),
+    async (request, reply) => {
+      const result = await generateAvailabilities(parts, request, parentScope(request, employee), request.body);
+      reply.header(WRITES_HEADER, result.created.length);
+      return result;
+    },
   );
 
   app.post<{ Body: TenantAvailabilityGenerationBody }>(
     '/availability-generation',
     { schema: { body: TenantAvailabilityGenerationBody, response: { 200: TenantAvailabilityGenerationResult, 400: Problem } } },
-    async (request) => generateForTenant(parts, request, request.auth.tenant, request.body),
+    async (request, reply) => {
+      const result = await generateForTenant(parts, request, request.auth.tenant, request.body);
+      reply.header(WRITES_HEADER, result.employees.reduce((created, each) => created + each.created.length, 0));
+      return result;
+    },
   );
 };

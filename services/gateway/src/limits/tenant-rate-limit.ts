@@ -1,4 +1,4 @@
-import type { onRequestHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { TooManyTenantRequests } from '../errors.js';
 import type { RefusalDelay } from './refusal-delay.js';
 import { WINDOW_SECONDS, type TenantRequestRate } from './tenant-request-rate.js';
@@ -15,7 +15,7 @@ const POLICY = '"tenant"';
  */
 export function limitTenantRequests(rate: TenantRequestRate, defaultLimit: number, refusals: RefusalDelay): onRequestHookHandler {
   return async (request, reply) => {
-    const limit = request.auth.limits?.requestsPerSecond ?? defaultLimit;
+    const limit = tenantLimitOf(request, defaultLimit);
     const { admitted, remaining } = rate.take(request.auth.tenant, limit);
     const headers = {
       'RateLimit-Policy': `${POLICY};q=${limit};w=${WINDOW_SECONDS}`,
@@ -27,4 +27,9 @@ export function limitTenantRequests(rate: TenantRequestRate, defaultLimit: numbe
     }
     reply.headers(headers);
   };
+}
+
+/** The caller's tenant's requests per second: as its token says, else `defaultLimit`. */
+export function tenantLimitOf(request: FastifyRequest, defaultLimit: number): number {
+  return request.auth.limits?.requestsPerSecond ?? defaultLimit;
 }

@@ -15,6 +15,12 @@ import type { Logger } from '@rm/service-kit';
 export interface TenantRequestRate {
   /** Counts the request when the tenant is under its limit in the last second. */
   take(tenant: string, limit: number): RateDecision;
+  /**
+   * Counts `requests` the tenant was served in one call (the writes of a generation): a second's worth of
+   * `limit` at a time, one per second, so they take its whole rate for `requests / limit` seconds, as
+   * that many single calls would have. Other replicas hear each second's worth as it comes due.
+   */
+  charge(tenant: string, requests: number, limit: number): void;
   stop(): Promise<void>;
 }
 
@@ -49,12 +55,10 @@ export function startTenantRequestRate({ nc, logger, now = Date.now }: TenantReq
   const counted = new Map<number, Map<string, number>>();
   /** This replica's requests since its last report. */
   let unreported = new Map<string, number>();
+  /** Charged requests by the slot they are due in, counted already here and told to the others when due. */
+  const charged = new Map<number, Map<string, number>>();
 
-  const add = (slot: number, tenant: string, requests: number) => {
-    let counts = counted.get(slot);
-    if (counts === undefined) counted.set(slot, (counts = new Map()));
-    counts.set(tenant, (counts.get(tenant) ?? 0) + requests);
-  };
+  const add = (slot: number, tenant: string, requests: number) => countIn(counted, slot, tenant, requests);
 
   const subscription: Subscription = nc.subscribe(TENANT_REQUESTS_SUBJECT, {
     callback: (error, message) => {
@@ -68,8 +72,14 @@ export function startTenantRequestRate({ nc, logger, now = Date.now }: TenantReq
   });
 
   const reporting = setInterval(() => {
-    const oldest = Math.floor(now() / SLOT_MS) - WINDOW_SLOTS;
+    const current = Math.floor(now() / SLOT_MS);
+    const oldest = current - WINDOW_SLOTS;
     for (const slot of counted.keys()) if (slot <= oldest) counted.delete(slot);
+    for (const [slot, tenants] of charged) {
+      if (slot > current) continue;
+      for (const [tenant, requests] of tenants) unreported.set(tenant, (unreported.get(tenant) ?? 0) + requests);
+      charged.delete(slot);
+    }
     if (unreported.size === 0) return;
     const entries = [...unreported];
     unreported = new Map();
@@ -94,11 +104,26 @@ export function startTenantRequestRate({ nc, logger, now = Date.now }: TenantReq
       unreported.set(tenant, (unreported.get(tenant) ?? 0) + 1);
       return { admitted: true, remaining: limit - requests - 1 };
     },
+    charge(tenant, requests, limit) {
+      // a second's worth now, and one more at the start of each second after it
+      const perSecond = Math.max(1, limit);
+      let slot = Math.floor(now() / SLOT_MS);
+      for (let left = requests; left > 0; left -= perSecond, slot += WINDOW_SLOTS) {
+        add(slot, tenant, Math.min(perSecond, left));
+        countIn(charged, slot, tenant, Math.min(perSecond, left));
+      }
+    },
     async stop() {
       clearInterval(reporting);
       subscription.unsubscribe();
     },
   };
+}
+
+function countIn(slots: Map<number, Map<string, number>>, slot: number, tenant: string, requests: number): void {
+  let counts = slots.get(slot);
+  if (counts === undefined) slots.set(slot, (counts = new Map()));
+  counts.set(tenant, (counts.get(tenant) ?? 0) + requests);
 }
 
 function reportOf(text: string): Report | undefined {

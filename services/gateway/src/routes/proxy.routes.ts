@@ -7,6 +7,7 @@ import {
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { WRITES_HEADER } from '@rm/contracts';
 import { BodyTooLarge } from '../errors.js';
 import { endToEndHeaders, forwardedHeaders, upstreamProblem } from '../forwarding.js';
 import type { Upstream } from '../upstreams.js';
@@ -16,6 +17,8 @@ export interface ProxyRoutesOptions {
   bodyLimit: number;
   /** Makes a client span per forwarded request, whose context goes to the owner in `traceparent`. */
   tracer: Tracer;
+  /** Counts the writes an owner made for one call (its WRITES_HEADER) against the caller's tenant. */
+  chargeWrites: (request: FastifyRequest, writes: number) => void;
 }
 
 const NO_BODY_STATUSES = new Set([204, 304]);
@@ -25,13 +28,13 @@ const NO_BODY_STATUSES = new Set([204, 304]);
  * the authenticate hook before): method, path, query, headers and body as sent, streamed, with
  * `X-Forwarded-*` so that the service builds the caller's URLs; its answer comes back unchanged.
  */
-export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, { upstreams, bodyLimit, tracer }) => {
+export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, { upstreams, bodyLimit, tracer, chargeWrites }) => {
   // Bodies stay unread: the owner parses and judges them.
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
   for (const upstream of upstreams) {
-    const handler = (request: FastifyRequest, reply: FastifyReply) => forward(upstream, request, reply, bodyLimit, tracer);
+    const handler = (request: FastifyRequest, reply: FastifyReply) => forward(upstream, request, reply, { bodyLimit, tracer, chargeWrites });
     for (const path of upstream.paths) {
       api.all(path, handler);
       api.all(`${path}/*`, handler);
@@ -43,8 +46,7 @@ async function forward(
   upstream: Upstream,
   request: FastifyRequest,
   reply: FastifyReply,
-  bodyLimit: number,
-  tracer: Tracer,
+  { bodyLimit, tracer, chargeWrites }: Omit<ProxyRoutesOptions, 'upstreams'>,
 ): Promise<FastifyReply> {
   const declaredLength = Number(request.headers['content-length'] ?? 0);
   if (declaredLength > bodyLimit) throw new BodyTooLarge(bodyLimit);
@@ -79,7 +81,10 @@ async function forward(
   }
   // ends at the answer's headers: the body streams on to the caller
   endClientSpan(span, response.statusCode);
-  reply.code(response.statusCode).headers(endToEndHeaders(response.headers));
+  const writes = Number(response.headers[WRITES_HEADER] ?? 0);
+  if (Number.isSafeInteger(writes) && writes > 0) chargeWrites(request, writes);
+  const { [WRITES_HEADER]: _writes, ...answered } = endToEndHeaders(response.headers);
+  reply.code(response.statusCode).headers(answered);
   if (NO_BODY_STATUSES.has(response.statusCode) || request.method === 'HEAD') {
     await response.body.dump();
     return reply.send();
