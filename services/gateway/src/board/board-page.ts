@@ -1,4 +1,4 @@
-import { html } from '../docs/html.js';
+import { html, htmlPage } from '../docs/html.js';
 
 export interface BoardPageOptions {
   /** Where the board's script and style sheet are: `{prefix}/board`. */
@@ -13,21 +13,13 @@ export interface BoardPageOptions {
  * `data-base-url` with tokens of `data-token-url`, so the page works behind any prefix.
  */
 export function boardPage({ assetPath, baseUrl, tokenUrl }: BoardPageOptions): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Planner’s board</title>
-  <link rel="stylesheet" href="${assetPath}/board.css">
-</head>
-<body>
-  <div id="board" data-base-url="${baseUrl}" data-token-url="${tokenUrl}"></div>
-  <noscript>The board needs JavaScript.</noscript>
-  <script type="module" src="${assetPath}/board.js"></script>
-</body>
-</html>
-`.text;
+  return htmlPage({
+    title: 'Planner’s board',
+    head: html`<link rel="stylesheet" href="${assetPath}/board.css">`,
+    body: html`<div id="board" data-base-url="${baseUrl}" data-token-url="${tokenUrl}"></div>
+<noscript>The board needs JavaScript.</noscript>
+<script type="module" src="${assetPath}/board.js"></script>`,
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { html, scriptLiteral, type SafeHtml } from './html.js';
+import { html, htmlPage, scriptLiteral, type SafeHtml } from './html.js';
 
 export interface DocsPageOptions {
   /** Where the page's swagger-ui files are: `{prefix}/docs`. */
@@ -62,35 +62,27 @@ export const DOCS_CONTENT_SECURITY_POLICY =
 
 /** The docs page: the guide, then swagger-ui over the document, all from the gateway itself. */
 export function docsPage({ assetPath, documentUrl, guide }: DocsPageOptions): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Resource management API v1</title>
-  <link rel="stylesheet" href="${assetPath}/swagger-ui.css">
-  <link rel="icon" type="image/png" href="${assetPath}/favicon-32x32.png">
-  <style>${STYLE}</style>
-</head>
-<body>
-  <header class="rm-topbar">
-    <div class="rm-wrapper">
-      <span class="rm-brand">Resource management API v1</span>
-      <nav aria-label="Page">
-        <a href="#guide">Getting started</a> <a href="#swagger-ui">Operations</a> <a href="#licence">Licence</a>
-        <a href="${documentUrl}">openapi.json</a>
-      </nav>
-    </div>
-  </header>
-  <main>
-    <div class="rm-wrapper">${guide}</div>
-    <div id="swagger-ui" data-document-url="${documentUrl}"></div>
-  </main>
-  <script src="${assetPath}/swagger-ui-bundle.js"></script>
-  <script src="${assetPath}/docs-init.js"></script>
-</body>
-</html>
-`.text;
+  return htmlPage({
+    title: 'Resource management API v1',
+    head: html`<link rel="stylesheet" href="${assetPath}/swagger-ui.css">
+<link rel="icon" type="image/png" href="${assetPath}/favicon-32x32.png">
+<style>${STYLE}</style>`,
+    body: html`<header class="rm-topbar">
+  <div class="rm-wrapper">
+    <span class="rm-brand">Resource management API v1</span>
+    <nav aria-label="Page">
+      <a href="#guide">Getting started</a> <a href="#swagger-ui">Operations</a> <a href="#licence">Licence</a>
+      <a href="${documentUrl}">openapi.json</a>
+    </nav>
+  </div>
+</header>
+<main>
+  <div class="rm-wrapper">${guide}</div>
+  <div id="swagger-ui" data-document-url="${documentUrl}"></div>
+</main>
+<script src="${assetPath}/swagger-ui-bundle.js"></script>
+<script src="${assetPath}/docs-init.js"></script>`,
+  });
 }
 
 /**

@@ -42,3 +42,20 @@ export function scriptLiteral(value: unknown): SafeHtml {
   const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return new SafeHtml(json);
 }
+
+/** A whole page of the gateway's: English, UTF-8, sized for any screen; `head` after its title. */
+export function htmlPage({ title, head, body }: { title: string; head: SafeHtml; body: SafeHtml }): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${title}</title>
+  ${head}
+</head>
+<body>
+  ${body}
+</body>
+</html>
+`.text;
+}
