@@ -1,5 +1,6 @@
 export { readConfig, serviceConfigSpec, natsConfigSpec, NATS_URL_PROTOCOLS, ConfigError, type Config, type ConfigSpec, type VariableSpec, type ServiceConfigDefaults } from './config.js';
 export { createLogger, type Logger, type LoggerOptions } from './logger.js';
+export { commandLine } from './command-line.js';
 export {
   HttpProblem,
   ValidationProblem,

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { PLANNED_ROUTE_EVENTS, type PlannedDeployment } from '@rm/contracts';
 import { connectNats, declareServiceStream, natsAccess } from '@rm/bus';
-import { ConfigError, createLogger, NATS_URL_PROTOCOLS, natsConfigSpec, readConfig } from '@rm/service-kit';
+import { commandLine, ConfigError, createLogger, NATS_URL_PROTOCOLS, natsConfigSpec, readConfig } from '@rm/service-kit';
 import { planningMessage, publishPlanningMessage } from '../planning-messages.js';
 
 const USAGE = `usage: npm run planning -- <command>
@@ -19,6 +19,7 @@ const USAGE = `usage: npm run planning -- <command>
 environment: NATS_URL (default nats://127.0.0.1:4222); NATS_USER (default planning: the planning
   platform's user, which may publish its messages only) with NATS_PASSWORD or NATS_NKEY_SEED;
   NATS_TLS_CA_FILE`;
+const { fail, required } = commandLine(USAGE);
 
 const config = (() => {
   try {
@@ -66,14 +67,4 @@ try {
   console.log(`${command}d route ${planningId} of tenant ${tenant} at revision ${revision} (${message.subject})`);
 } finally {
   await nc.drain();
-}
-
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) fail(`${what} is required\n${USAGE}`);
-  return value;
-}
-
-function fail(message: string, code = 2): never {
-  (code === 0 ? console.log : console.error)(message);
-  process.exit(code);
 }

@@ -2,7 +2,7 @@
 // Also runs in the gateway's container (working directory services/gateway): node dist/cli/clients.js <command>.
 import { parseArgs } from 'node:util';
 import { TENANT_LIMIT_NAMES } from '@rm/contracts';
-import { ConfigError, createLogger, readConfig } from '@rm/service-kit';
+import { commandLine, ConfigError, createLogger, readConfig } from '@rm/service-kit';
 import { connectMongo } from '@rm/store';
 import { DEFAULT_SECRET_HASH_COST } from '../domain/client-secret.js';
 import type { Db } from 'mongodb';
@@ -37,6 +37,7 @@ const USAGE = `usage: npm run clients -- <command>
   ensure --tenant <t> --id <id>           the tenant and client exist, enabled, with the secret in
                                           RM_CLIENT_SECRET (dev and demo seeding; idempotent)
 environment: MONGO_URL (required), MONGO_DB (default gateway), CLIENT_SECRET_HASH_COST (default ${DEFAULT_SECRET_HASH_COST})`;
+const { fail, required } = commandLine(USAGE);
 
 const config = (() => {
   try {
@@ -179,14 +180,4 @@ function limitChanges(): TenantLimitChanges {
 
 function ignoreExisting(error: unknown): void {
   if (!(error instanceof ClientRegistryError && error.reason === 'exists')) throw error;
-}
-
-function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined) fail(`${what} is required\n${USAGE}`);
-  return value;
-}
-
-function fail(message: string, code = 2): never {
-  (code === 0 ? console.log : console.error)(message);
-  process.exit(code);
 }
