@@ -18,6 +18,11 @@ export interface ChangesOptions {
   after?: string;
   /** Ends the iteration. */
   signal?: AbortSignal;
+  /**
+   * Called with true when the feed has answered (2xx) and changes can flow, and with false when that
+   * connection is lost or the feed refuses it: to show whether the caller is live, not just iterating.
+   */
+  onConnection?: (open: boolean) => void;
 }
 
 /** One block of a `text/event-stream`: its id, event name and data lines, each when present. */
@@ -54,6 +59,7 @@ export async function* followChanges(open: (query: URLSearchParams, signal: Abor
       heard();
       const response = await open(query, signal);
       if (!response.ok) throw await ApiError.of(response, 'changes');
+      options.onConnection?.(true);
       for await (const block of serverSentEvents(response.body!)) {
         heard();
         if (block.id !== undefined) position = block.id;
@@ -61,12 +67,17 @@ export async function* followChanges(open: (query: URLSearchParams, signal: Abor
       }
     } catch (error) {
       if (stopped()) return;
-      if (error instanceof ApiError) throw error;
+      if (error instanceof ApiError) {
+        options.onConnection?.(false);
+        throw error;
+      }
       // a lost connection: opened again from the last position
     } finally {
       clearTimeout(silence);
       connection.abort();
     }
+    // lost, or ended by the server: closed until it is opened again
+    options.onConnection?.(false);
     await sleep(RECONNECT_DELAY_MS, options.signal).catch(() => undefined);
   }
 }

@@ -227,9 +227,29 @@ describe('the typed client with the change feed and imports', () => {
     await resumed.return!();
   });
 
-  it('throws the feed\'s refusal as an ApiError instead of reconnecting', async () => {
+  it('throws the feed\'s refusal as an ApiError instead of reconnecting, and says the feed is closed', async () => {
     const { client } = await newClient();
-    await expect(client.changes({ types: ['truck.*'] })[Symbol.asyncIterator]().next()).rejects.toMatchObject({ name: 'ApiError', status: 400 });
+    const connections: boolean[] = [];
+    const feed = client.changes({ types: ['truck.*'], onConnection: (open) => connections.push(open) })[Symbol.asyncIterator]();
+    await expect(feed.next()).rejects.toMatchObject({ name: 'ApiError', status: 400 });
+    expect(connections).toEqual([false]);
+  });
+
+  it('says when the feed is open, when its connection is lost, and when it is open again (onConnection)', async () => {
+    let feedRequests = 0;
+    // the first connection is accepted and then ends at once, as when a proxy drops it
+    const { client } = await newClient({}, async (request, send) =>
+      request.url.includes('/changes?') && feedRequests++ === 0 ? new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } }) : send(request),
+    );
+    const connections: boolean[] = [];
+    const feed = client.changes({ types: ['employee.*'], onConnection: (open) => connections.push(open) })[Symbol.asyncIterator]();
+    const first = feed.next();
+    await waitFor('the feed to be opened again', async () => connections.length >= 3);
+    expect(connections).toEqual([true, false, true]);
+    await client.upsertEmployee('conn-1', employee('Tilburg'));
+    expect((await first).value!.event).toMatchObject({ type: 'employee.created', entity_id: 'conn-1' });
+    await feed.return!();
+    expect(connections).toEqual([true, false, true]);
   });
 });
 
