@@ -10,9 +10,6 @@ type Availabilities = Data<'getEmployeeAvailabilities'>;
 type Unavailabilities = Data<'getEmployeeUnavailabilities'>;
 type Generation = Data<'generateAvailabilities'>;
 
-/** The browser's time zone: the schedules' days and times are read in it. */
-const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
 interface EmployeeBoard {
   expected: Expected;
   availabilities: Availabilities;
@@ -25,8 +22,8 @@ function availabilityEnd(availability: Availabilities[number]): number {
   return Date.parse(availability.latest_start ?? availability.earliest_start) + (parseDuration(availability.max_duration) ?? 0);
 }
 
-/** An employee's expected shifts (from the schedules) beside the availabilities and unavailabilities, and a button that generates the missing ones. */
-export function EmployeeView({ rm, day, days, revision }: { rm: ApiClient; day: string; days: number; revision: number }) {
+/** An employee's expected shifts (from the schedules, whose days and times are read in `zone`) beside the availabilities and unavailabilities, and a button that generates the missing ones. */
+export function EmployeeView({ rm, day, days, zone, revision }: { rm: ApiClient; day: string; days: number; zone: string; revision: number }) {
   const [employeeId, setEmployeeId] = useState('');
   const [shown, setShown] = useState<string>();
   const [board, setBoard] = useState<EmployeeBoard>();
@@ -34,7 +31,7 @@ export function EmployeeView({ rm, day, days, revision }: { rm: ApiClient; day: 
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [reloads, setReloads] = useState(0);
-  const range = rangeOf(day, days);
+  const range = rangeOf(day, days, zone);
   const query = { from: new Date(range.from).toISOString(), until: new Date(range.until).toISOString() };
 
   useEffect(() => {
@@ -42,7 +39,7 @@ export function EmployeeView({ rm, day, days, revision }: { rm: ApiClient; day: 
     setError(undefined);
     let superseded = false;
     Promise.all([
-      rm.getExpectedAvailability(shown, { query: { ...query, time_zone: TIME_ZONE } }),
+      rm.getExpectedAvailability(shown, { query: { ...query, time_zone: zone } }),
       rm.getEmployeeAvailabilities(shown, { query }),
       rm.getEmployeeUnavailabilities(shown, { query }),
     ]).then(
@@ -58,13 +55,13 @@ export function EmployeeView({ rm, day, days, revision }: { rm: ApiClient; day: 
     return () => {
       superseded = true;
     };
-  }, [rm, shown, range.from, range.until, revision, reloads]);
+  }, [rm, shown, range.from, range.until, zone, revision, reloads]);
 
   async function generate() {
     if (shown === undefined) return;
     setBusy(true);
     try {
-      setGenerated((await rm.generateAvailabilities(shown, { ...query, time_zone: TIME_ZONE })).data);
+      setGenerated((await rm.generateAvailabilities(shown, { ...query, time_zone: zone })).data);
       setReloads((count) => count + 1);
     } catch (failure) {
       setError(String(failure));
@@ -98,7 +95,7 @@ export function EmployeeView({ rm, day, days, revision }: { rm: ApiClient; day: 
         <>
           <div class="timeline" role="table" aria-label={`Shifts of ${shown}`}>
             <Axis range={range} label="Shifts" />
-            <Track label="Expected" detail={`from schedules, ${TIME_ZONE}`} range={range} bars={expectedBars(range, board.expected)} />
+            <Track label="Expected" detail={`from schedules, ${zone}`} range={range} bars={expectedBars(range, board.expected)} />
             <Track label="Availabilities" range={range} bars={board.availabilities.map((availability) => availabilityBar(range, availability))} />
             <Track
               label="Unavailable"

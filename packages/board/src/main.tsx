@@ -6,6 +6,7 @@ import { LocationView } from './location-view.js';
 import { clientFor, forget, remember, rememberedCredentials, type Credentials, type Endpoints } from './session.js';
 import { SignIn } from './sign-in.js';
 import { today } from './timeline.js';
+import { rememberedZone, rememberZone, zoneChoices } from './time-zone.js';
 
 type View = 'location' | 'employee';
 
@@ -13,12 +14,18 @@ function App({ endpoints }: { endpoints: Endpoints }) {
   const [credentials, setCredentials] = useState<Credentials | undefined>(rememberedCredentials);
   const rm = useMemo(() => (credentials === undefined ? undefined : clientFor(endpoints, credentials)), [credentials]);
   const [view, setView] = useState<View>('location');
-  const [day, setDay] = useState(today);
+  const [zone, setZone] = useState(rememberedZone);
+  const [day, setDay] = useState(() => today(zone));
+  const zones = useMemo(() => zoneChoices(zone), [zone]);
   const [days, setDays] = useState(1);
   const [revision, setRevision] = useState(0);
-  const [live, setLive] = useState(false);
+  const [feed, setFeed] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
 
-  useEffect(() => (rm === undefined ? undefined : followChanges(rm, () => setRevision((count) => count + 1), setLive)), [rm]);
+  useEffect(() => {
+    if (rm === undefined) return undefined;
+    setFeed('connecting');
+    return followChanges(rm, () => setRevision((count) => count + 1), (open) => setFeed(open ? 'live' : 'reconnecting'));
+  }, [rm]);
 
   async function signIn(offered: Credentials): Promise<string | undefined> {
     try {
@@ -37,8 +44,8 @@ function App({ endpoints }: { endpoints: Endpoints }) {
         <h1>Planner’s board</h1>
         {rm !== undefined && (
           <>
-            <span class={`live ${live ? 'on' : 'off'}`} role="status">
-              {live ? 'Live' : 'Reconnecting…'}
+            <span class={`live ${feed === 'live' ? 'on' : 'off'}`} role="status">
+              {{ connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' }[feed]}
             </span>
             <span class="tenant">{credentials?.clientId}</span>
             <button
@@ -67,7 +74,7 @@ function App({ endpoints }: { endpoints: Endpoints }) {
                 ))}
               </div>
               <label>
-                Day <input type="date" value={day} onInput={(event) => setDay((event.target as HTMLInputElement).value || today())} />
+                Day <input type="date" value={day} onInput={(event) => setDay((event.target as HTMLInputElement).value || today(zone))} />
               </label>
               <label>
                 Span{' '}
@@ -76,8 +83,25 @@ function App({ endpoints }: { endpoints: Endpoints }) {
                   <option value={7}>one week</option>
                 </select>
               </label>
+              <label>
+                Time zone{' '}
+                <select
+                  value={zone}
+                  onChange={(event) => {
+                    const chosen = (event.target as HTMLSelectElement).value;
+                    rememberZone(chosen);
+                    setZone(chosen);
+                  }}
+                >
+                  {zones.map((each) => (
+                    <option value={each} key={each}>
+                      {each}
+                    </option>
+                  ))}
+                </select>
+              </label>
             </nav>
-            {view === 'location' ? <LocationView rm={rm} day={day} days={days} revision={revision} /> : <EmployeeView rm={rm} day={day} days={days} revision={revision} />}
+            {view === 'location' ? <LocationView rm={rm} day={day} days={days} zone={zone} revision={revision} /> : <EmployeeView rm={rm} day={day} days={days} zone={zone} revision={revision} />}
           </>
         )}
       </main>
