@@ -109,12 +109,13 @@ export function createClient(options: ClientOptions): ApiClient {
   );
   // no timeout on the streams: the feed's heartbeats tell a live one from a lost one, and an import takes its time
   const feedFetch = authorizedFetch(tokens, retry, plainFetch);
+  const importFetch = authorizedOnce(tokens, plainFetch);
   const changes = (changesOptions?: ChangesOptions) =>
     followChanges((query, signal) => feedFetch(new Request(`${options.baseUrl}/changes?${query}`, { signal })), changesOptions);
   const imports = (lines: Iterable<ImportLine> | AsyncIterable<ImportLine>, importOptions: { signal?: AbortSignal } = {}) =>
     importLines(
       (body, signal) =>
-        feedFetch(new Request(`${options.baseUrl}/import`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/x-ndjson' }, ...(signal === undefined ? {} : { signal }) } as RequestInit)),
+        importFetch(new Request(`${options.baseUrl}/import`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/x-ndjson' }, ...(signal === undefined ? {} : { signal }) } as RequestInit)),
       lines,
       importOptions.signal,
     );
@@ -148,6 +149,17 @@ function authorizedFetch(tokens: TokenSource, retry: RetryPolicy, baseFetch: typ
     // the token first, whose own request has had its retries: the attempts find it ready
     await tokens.current();
     return retrying(retry, { repeatable: isRepeatable(request.method, idempotencyKey), signal: request.signal }, send);
+  };
+}
+
+/**
+ * A request whose body is a stream (an import), sent once with the client's token: not retried, and not
+ * cloned, as a clone tees the stream and holds all of it in memory for a retry, the whole import.
+ */
+function authorizedOnce(tokens: TokenSource, baseFetch: typeof fetch) {
+  return async (request: Request): Promise<Response> => {
+    request.headers.set('authorization', `Bearer ${await tokens.current()}`);
+    return baseFetch(request);
   };
 }
 

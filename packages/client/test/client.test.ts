@@ -270,3 +270,38 @@ describe('the typed client against a server that never answers', () => {
     }
   });
 });
+
+describe('the typed client importing through a busy gateway', () => {
+  // Found in review: the import went through the retrying fetch, whose clone of the request held the whole
+  // streamed body in memory for a retry.
+  it('sends an import once, streamed, and throws a refusal instead of sending it again', async () => {
+    const imports: number[] = [];
+    const busy: Server = createServer((request, response) => {
+      if (request.url === '/oauth2/token') {
+        request.resume();
+        return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 't', token_type: 'Bearer', expires_in: 3600 }));
+      }
+      let bytes = 0;
+      request.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      request.on('end', () => {
+        imports.push(bytes);
+        response.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '0' }).end(JSON.stringify({ title: 'Service Unavailable', status: 503, detail: 'busy' }));
+      });
+    });
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(busy.address() as AddressInfo).port}`;
+    try {
+      const client = createClient({ baseUrl: origin, tokenUrl: `${origin}/oauth2/token`, clientId: 'c', clientSecret: 's' });
+      const lines = Array.from({ length: 100 }, (_, index) => ({ method: 'PUT' as const, path: `/employee/e${index}`, body: {} }));
+      const outcomes = async () => {
+        for await (const _outcome of client.importLines(lines)) void _outcome;
+      };
+      await expect(outcomes()).rejects.toMatchObject({ status: 503 });
+      expect(imports).toHaveLength(1);
+      expect(imports[0]).toBe(lines.map((line) => `${JSON.stringify(line)}\n`).join('').length);
+    } finally {
+      busy.closeAllConnections();
+      busy.close();
+    }
+  });
+});
