@@ -5,7 +5,7 @@ import { createUser } from '@nats-io/nkeys';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceStream } from '@rm/contracts';
+import { FEED_STREAMS, serviceStream } from '@rm/contracts';
 import { developmentAuthorization, NATS_GRANTS, natsAuthorization } from '@rm/nats-access';
 import { startNatsServer, testNatsAdmin, testNatsPassword, type NatsServerHandle } from '@rm/testkit';
 import { connectNats, declareConsumer, declareServiceStream } from '../src/index.js';
@@ -44,6 +44,14 @@ describe('NATS users and their permissions', () => {
   }
 
   const event = JSON.stringify({ forged: true });
+
+  // The grants list the feed's streams by hand (contracts depend on nats-access, not the reverse): an event
+  // the API comes to expose from another service's stream must be granted too, or its feed and hooks stay silent.
+  it('lets the change feed (gateway) and the webhooks read every stream whose events the API exposes', () => {
+    for (const user of ['gateway', 'webhooks']) {
+      for (const { name } of FEED_STREAMS) expect(NATS_GRANTS[user]?.streams[name], `${user} on ${name}`).toMatch(/^(reads|consumes)$/);
+    }
+  });
 
   it('refuses a client without credentials, and one with a wrong password', async () => {
     await expect(connect({ servers: server.url, reconnect: false })).rejects.toThrow(/Authorization Violation/);
