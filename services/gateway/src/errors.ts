@@ -45,14 +45,14 @@ export class UnforwardableRequest extends HttpProblem {
 
 /** 429 from the API: the caller's tenant made its limit of requests in the last second, across every replica. */
 export class TooManyTenantRequests extends HttpProblem {
-  constructor(limit: number, headers: Record<string, string>) {
+  constructor(limit: number, retryAfterSeconds: number, headers: Record<string, string>) {
     super({
       status: 429,
       title: 'Too Many Requests',
-      detail: `This tenant's requests are limited to ${limit} a second, and that many were made in the last second; retry after the time in Retry-After.`,
+      detail: `This tenant's requests are limited to ${limit} a second, and that many were made in the last second (each write of a call that makes many counts); retry after the time in Retry-After.`,
       code: 'RM_RATE_LIMITED',
       extensions: { limit },
-      headers: { ...headers, 'Retry-After': '1' },
+      headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
     });
   }
 }

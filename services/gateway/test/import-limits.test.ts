@@ -165,7 +165,9 @@ describe('POST /availability-generation and the rate of its tenant', () => {
     expect(generation.headers.has(WRITES_HEADER)).toBe(false);
     // twelve writes at five a second: this second and the next two are taken
     const single = () => gateway.fetch(`${BASE}/employee/other`, { headers: { Authorization: `Bearer ${token}` } });
-    expect((await single()).status).toBe(429);
+    const refused = await single();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('2');
     await waitFor('the rate to come back', async () => (await single()).status === 200, 10_000);
   });
 });

@@ -55,7 +55,7 @@ describe('the tenant request rate', () => {
     expect(one.rate.take(tenant, 3)).toEqual({ admitted: true, remaining: 2 });
     expect(one.rate.take(tenant, 3)).toEqual({ admitted: true, remaining: 1 });
     expect(one.rate.take(tenant, 3)).toEqual({ admitted: true, remaining: 0 });
-    expect(one.rate.take(tenant, 3)).toEqual({ admitted: false, remaining: 0 });
+    expect(one.rate.take(tenant, 3)).toEqual({ admitted: false, remaining: 0, retryAfterSeconds: 1 });
     expect(one.rate.take(uniqueName('other-tenant'), 3).admitted).toBe(true);
 
     clock.now += 999;
@@ -96,7 +96,8 @@ describe('the tenant request rate', () => {
     const tenant = uniqueName('t');
     // 30 writes at 10 a second: three seconds of the tenant's rate
     one.rate.charge(tenant, 30, 10);
-    expect(one.rate.take(tenant, 10).admitted).toBe(false);
+    // refused, and told when it will be served
+    expect(one.rate.take(tenant, 10)).toEqual({ admitted: false, remaining: 0, retryAfterSeconds: 3 });
     clock.now += 2_900;
     expect(one.rate.take(tenant, 10).admitted).toBe(false);
     // the other replica hears each tenth as it comes due

@@ -16,14 +16,14 @@ const POLICY = '"tenant"';
 export function limitTenantRequests(rate: TenantRequestRate, defaultLimit: number, refusals: RefusalDelay): onRequestHookHandler {
   return async (request, reply) => {
     const limit = tenantLimitOf(request, defaultLimit);
-    const { admitted, remaining } = rate.take(request.auth.tenant, limit);
+    const { admitted, remaining, retryAfterSeconds = WINDOW_SECONDS } = rate.take(request.auth.tenant, limit);
     const headers = {
       'RateLimit-Policy': `${POLICY};q=${limit};w=${WINDOW_SECONDS}`,
-      RateLimit: `${POLICY};r=${remaining};t=${WINDOW_SECONDS}`,
+      RateLimit: `${POLICY};r=${remaining};t=${admitted ? WINDOW_SECONDS : retryAfterSeconds}`,
     };
     if (!admitted) {
       await refusals.wait();
-      throw new TooManyTenantRequests(limit, headers);
+      throw new TooManyTenantRequests(limit, retryAfterSeconds, headers);
     }
     reply.headers(headers);
   };

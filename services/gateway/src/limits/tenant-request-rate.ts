@@ -28,6 +28,8 @@ export interface RateDecision {
   admitted: boolean;
   /** Requests still admitted in the current second after this one. */
   remaining: number;
+  /** When refused: whole seconds until the tenant is under its limit again, charged requests included. */
+  retryAfterSeconds?: number;
 }
 
 export const TENANT_REQUESTS_SUBJECT = 'rm-gateway-guard.tenant-requests';
@@ -94,12 +96,24 @@ export function startTenantRequestRate({ nc, logger, now = Date.now }: TenantReq
   }, SLOT_MS);
   reporting.unref();
 
+  /** From the window that ends at `slot` (holding `requests`), the whole seconds until one holds fewer than `limit`. */
+  function secondsUntilUnder(tenant: string, slot: number, requests: number, limit: number): number {
+    const last = Math.max(slot, ...counted.keys());
+    let held = requests;
+    let next = slot + 1;
+    for (; next <= last + WINDOW_SLOTS; next++) {
+      held += (counted.get(next)?.get(tenant) ?? 0) - (counted.get(next - WINDOW_SLOTS)?.get(tenant) ?? 0);
+      if (held < limit) break;
+    }
+    return Math.max(1, Math.ceil(((next - slot) * SLOT_MS) / 1_000));
+  }
+
   return {
     take(tenant, limit) {
       const slot = Math.floor(now() / SLOT_MS);
       let requests = 0;
       for (let past = slot - WINDOW_SLOTS + 1; past <= slot; past++) requests += counted.get(past)?.get(tenant) ?? 0;
-      if (requests >= limit) return { admitted: false, remaining: 0 };
+      if (requests >= limit) return { admitted: false, remaining: 0, retryAfterSeconds: secondsUntilUnder(tenant, slot, requests, limit) };
       add(slot, tenant, 1);
       unreported.set(tenant, (unreported.get(tenant) ?? 0) + 1);
       return { admitted: true, remaining: limit - requests - 1 };
