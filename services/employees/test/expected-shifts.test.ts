@@ -43,7 +43,7 @@ describe('expected shifts of a schedule', () => {
   });
 
   // Found in review: elapsed durations ended this night shift at 09:00 on the wall clock, over the next shift.
-  it('ends a shift across the night the clocks skip an hour when its schedule says, its durations an hour shorter', () => {
+  it('ends a shift across the night the clocks skip an hour when its schedule says, its max_duration an hour shorter', () => {
     // Europe/Amsterdam starts summer time on Sunday 2026-03-29: 02:00 becomes 03:00
     const night = shift('SATURDAY', '22:00', 'PT10H', {
       duration: { at_least: 'PT9H', at_most: 'PT10H' },
@@ -53,12 +53,24 @@ describe('expected shifts of a schedule', () => {
     const shifts = expectedShifts([{ id: 's1', schedule: schedule('2026-03-23', 1, [night, morning]) }], range('2026-03-28T00:00:00Z', '2026-03-30T00:00:00Z'), 'Europe/Amsterdam');
     // 22:00 +01:00 to 08:00 +02:00: nine hours
     expect(shifts.map((each) => each.availability)).toEqual([
-      { earliest_start: '2026-03-28T21:00:00Z', latest_stop: '2026-03-29T06:00:00Z', min_duration: 'PT8H', max_duration: 'PT9H' },
+      { earliest_start: '2026-03-28T21:00:00Z', latest_stop: '2026-03-29T06:00:00Z', min_duration: 'PT9H', max_duration: 'PT9H' },
       { earliest_start: '2026-03-29T06:00:00Z', max_duration: 'PT8H' },
     ]);
     // and the clocks going back end it by its elapsed durations: earlier on the wall clock, over nothing
     const autumn = expectedShifts([{ id: 's1', schedule: schedule('2026-10-19', 1, [night, morning]) }], range('2026-10-24T00:00:00Z', '2026-10-26T00:00:00Z'), 'Europe/Amsterdam');
     expect(autumn[0]?.availability).toMatchObject({ earliest_start: '2026-10-24T20:00:00Z', latest_stop: '2026-10-25T06:00:00Z', max_duration: 'PT10H' });
+  });
+
+  // Found in review: a short at_least kept the elapsed end (09:00 on the wall clock), and an hour skipped within
+  // a shift's start window was taken from its working time.
+  it('ends a shift across the skipped hour on the wall clock whatever its at_least, and keeps its working time when the hour falls in its window', () => {
+    const night = shift('SATURDAY', '22:00', 'PT10H', { duration: { at_least: 'PT1H', at_most: 'PT10H' }, stop: { latest: { day: 'SUNDAY', time: '08:00' } } });
+    const [short] = expectedShifts([{ id: 's1', schedule: schedule('2026-03-23', 1, [night]) }], range('2026-03-28T00:00:00Z', '2026-03-29T00:00:00Z'), 'Europe/Amsterdam');
+    expect(short?.availability).toEqual({ earliest_start: '2026-03-28T21:00:00Z', latest_stop: '2026-03-29T06:00:00Z', min_duration: 'PT1H', max_duration: 'PT9H' });
+    // 01:00 to 03:00 on the wall clock is one hour: the window shrinks, the ninety minutes of work do not
+    const early = shift('SUNDAY', '01:00', 'PT1H30M', { start: { earliest: { day: 'SUNDAY', time: '01:00' }, window: 'PT2H' } });
+    const [windowed] = expectedShifts([{ id: 's1', schedule: schedule('2026-03-23', 1, [early]) }], range('2026-03-28T00:00:00Z', '2026-03-30T00:00:00Z'), 'Europe/Amsterdam');
+    expect(windowed?.availability).toEqual({ earliest_start: '2026-03-29T00:00:00Z', latest_start: '2026-03-29T01:00:00Z', max_duration: 'PT1H30M' });
   });
 
   it("turns the shift's window, durations, stop, mandatory and locations into the availability's fields", () => {

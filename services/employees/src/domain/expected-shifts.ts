@@ -86,28 +86,57 @@ function startOf(shift: Shift, monday: DateTime): DateTime {
 }
 
 /**
- * The availability a shift stands for when it starts at `start`, in the stored (UTC) form. Its durations
- * are elapsed time, but it never ends later on the wall clock than its schedule says: across the night
- * the clocks skip an hour, its stop and its durations shrink by that hour, or it would overlap the next
- * shift of a tight schedule (whose rules are wall-clock times). When the clocks go back, the elapsed
- * durations end it an hour early on the wall clock, which overlaps nothing.
+ * The availability a shift stands for when it starts at `start`, in the stored (UTC) form. Its times are
+ * the schedule's wall-clock times: across the night the clocks skip an hour, its latest start and stop are
+ * read on the wall clock, and its durations shrink by the hour skipped between its latest start and its
+ * end, or it would overlap the next shift of a tight schedule (whose rules are wall-clock times); its
+ * min_duration is cut to what the night leaves. When the clocks go back, the elapsed durations end it an
+ * hour early on the wall clock, which overlaps nothing.
  */
 function availabilityOf(shift: Shift, start: DateTime): AvailabilityFields {
   const earliest = start.toMillis();
   const at = (millis: number) => toUtcDateTime(new Date(millis).toISOString());
-  const window = shift.start.window === undefined ? undefined : parseDuration(shift.start.window);
+  const window = shift.start.window === undefined ? undefined : parseDuration(shift.start.window)!;
   const length = storedShiftLength(shift);
-  const skipped = skippedBy(start, length);
   const atMost = parseDuration(shift.duration.at_most)!;
   const atLeast = shift.duration.at_least === undefined ? undefined : parseDuration(shift.duration.at_least)!;
-  // durations no longer than the skipped hour cannot shrink by it: such a shift keeps its elapsed ones
-  const shrink = Math.min(atMost, atLeast ?? atMost) > skipped ? skipped : 0;
+  const skippedInWindow = window === undefined ? 0 : skippedBy(start, window);
+  const skippedInAll = skippedBy(start, length);
+  // the hour skipped after the latest start shortens the work; one skipped within the window, the window
+  const skippedInWork = skippedInAll - skippedInWindow;
+  if (skippedInAll === 0 || atMost <= skippedInWork) {
+    return availabilityFields(shift, { earliest, window, length, maxDuration: shift.duration.at_most, minDuration: shift.duration.at_least }, at);
+  }
+  const maxDuration = atMost - skippedInWork;
+  // the latest stop must stay at least min_duration (else max_duration) after the earliest start
+  const room = length - skippedInAll;
+  const minDuration = Math.min(atLeast ?? maxDuration, room, maxDuration);
+  return availabilityFields(
+    shift,
+    {
+      earliest,
+      window: window === undefined ? undefined : window - skippedInWindow,
+      length: room,
+      maxDuration: isoDuration(maxDuration),
+      minDuration: atLeast === undefined && minDuration === maxDuration ? undefined : isoDuration(minDuration),
+    },
+    at,
+  );
+}
+
+/** The availability's fields: its times in milliseconds from `earliest`, and its durations. */
+function availabilityFields(
+  shift: Shift,
+  times: { earliest: number; window: number | undefined; length: number; maxDuration: string; minDuration: string | undefined },
+  at: (millis: number) => string,
+): AvailabilityFields {
+  const { earliest, window, length, maxDuration, minDuration } = times;
   return {
     earliest_start: at(earliest),
     ...(window === undefined ? {} : { latest_start: at(earliest + window) }),
-    ...(shift.stop?.latest === undefined ? {} : { latest_stop: at(earliest + length - shrink) }),
-    ...(atLeast === undefined ? {} : { min_duration: shrink === 0 ? shift.duration.at_least : isoDuration(atLeast - shrink) }),
-    max_duration: shrink === 0 ? shift.duration.at_most : isoDuration(atMost - shrink),
+    ...(shift.stop?.latest === undefined ? {} : { latest_stop: at(earliest + length) }),
+    ...(minDuration === undefined ? {} : { min_duration: minDuration }),
+    max_duration: maxDuration,
     ...(shift.mandatory === undefined ? {} : { mandatory: shift.mandatory }),
     ...(shift.start_location === undefined ? {} : { start_location: shift.start_location }),
     ...(shift.end_location === undefined ? {} : { end_location: shift.end_location }),
