@@ -90,6 +90,12 @@ export type AvailabilityGenerationResult = Static<typeof AvailabilityGenerationR
  */
 export const WRITES_HEADER = 'rm-writes';
 
+/** The generation calls' paths (the tenant's and an employee's), under any base path: each writes many availabilities. */
+export const GENERATION_PATH = /\/availability-generation$/;
+
+/** Most availabilities one generation call creates: what it may be charged when its answer never comes. */
+export const MAX_GENERATED_PER_CALL = 1_000;
+
 /** Employees one `POST /availability-generation` goes through; `after` takes the next ones. */
 export const EMPLOYEES_PER_GENERATION = 20;
 

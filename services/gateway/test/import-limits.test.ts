@@ -21,6 +21,8 @@ let owner: Server;
 let gateway: GatewayHarness;
 /** Lines the owner holds until the test answers them (their paths start with /employee/held-). */
 const held: Held[] = [];
+/** Generations the owner never answers. */
+const unanswered: ServerResponse[] = [];
 let inFlight = 0;
 let mostInFlight = 0;
 
@@ -34,6 +36,8 @@ beforeAll(async () => {
     request.resume();
     if (request.method === 'GET') return answer(response, 200);
     if (path === '/availability-generation') return void response.writeHead(200, { 'Content-Type': 'application/json', [WRITES_HEADER]: '12' }).end('{}');
+    // a generation that outlasts its caller
+    if (path.endsWith('/availability-generation')) return void unanswered.push(response);
     inFlight += 1;
     mostInFlight = Math.max(mostInFlight, inFlight);
     const done = () => {
@@ -54,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const line of held.splice(0)) line.answer();
+  for (const response of unanswered.splice(0)) response.end();
   await gateway?.close();
   await new Promise((resolve) => owner?.close(resolve));
 });
@@ -169,5 +174,25 @@ describe('POST /availability-generation and the rate of its tenant', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('2');
     await waitFor('the rate to come back', async () => (await single()).status === 200, 10_000);
+  });
+
+  // Found in review: a caller that hung up before the answer was never charged, while the owner went on.
+  it('charges a generation whose answer never came the most one call may write', async () => {
+    const token = await tokenOfNewTenant({ requestsPerSecond: 5 });
+    const hangingUp = new AbortController();
+    const generation = gateway.fetch(`${BASE}/employee/e1/availability-generation`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+      signal: hangingUp.signal,
+    });
+    await waitFor('the generation at the owner', async () => unanswered.length > 0);
+    hangingUp.abort();
+    await generation.catch(() => undefined);
+    // 1,000 writes at five a second: 200 seconds
+    await waitFor('the charge', async () => {
+      const refused = await gateway.fetch(`${BASE}/employee/other`, { headers: { Authorization: `Bearer ${token}` } });
+      return refused.status === 429 && Number(refused.headers.get('retry-after')) > 100;
+    });
   });
 });

@@ -100,7 +100,7 @@ describe('the tenant request rate', () => {
     expect(one.rate.take(tenant, 10)).toEqual({ admitted: false, remaining: 0, retryAfterSeconds: 3 });
     clock.now += 2_900;
     expect(one.rate.take(tenant, 10).admitted).toBe(false);
-    // the other replica hears each tenth as it comes due
+    // the other replica hears each second's worth as it comes due
     await reportsHeard(one.nc, other.nc);
     expect(other.rate.take(tenant, 10).admitted).toBe(false);
     clock.now += 1_000;

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import {
   AVAILABILITY_EVENTS,
   EMPLOYEES_PER_GENERATION,
+  MAX_GENERATED_PER_CALL,
   MAX_EXPECTED_RANGE_DAYS,
   type AvailabilityGenerationResult,
   type EmployeeFields,
@@ -29,11 +30,11 @@ import type { ShiftScheduleRepository } from '../store/shift-schedule-repository
 import { claimingCreate } from './claiming-writes.js';
 
 /**
- * Most expected shifts one call lists or generates (a quarter of eleven shifts a day), and most
+ * Most expected shifts one call lists or generates (eleven a day over the longest range), and most
  * availabilities a tenant's generation call creates: some 15 s of writes. As one employee's range holds no
  * more, no call creates more, whichever employee comes first.
  */
-export const MAX_EXPECTED_SHIFTS = 1_000;
+export const MAX_EXPECTED_SHIFTS = MAX_GENERATED_PER_CALL;
 /** Employees generated side by side: each one's creates queue on its guard, as an import's lines of one resource do. */
 const GENERATIONS_AT_ONCE = 16;
 
@@ -57,6 +58,8 @@ export interface ExpectedQuery {
 /** The employee, the expected shifts of the range, and the availabilities they may meet. */
 interface Expectations {
   employee: EmployeeFields;
+  /** Whether it has a schedule (the one asked for, or any): one removed since the run began has none. */
+  scheduled: boolean;
   expected: ExpectedShiftTime[];
   held: HeldAvailability[];
 }
@@ -123,8 +126,8 @@ async function generateFrom(
  * id from `after`: as many as MAX_EXPECTED_SHIFTS availabilities to create allow (one at least, at most
  * EMPLOYEES_PER_GENERATION), GENERATIONS_AT_ONCE employees side by side, so that a call ends well within the
  * gateway's timeouts whatever the tenant's size; `next_after` says where the next call goes on. An employee
- * removed meanwhile is skipped; one whose range cannot be generated (too many expected shifts) is listed
- * with its problem, and the run goes on past it.
+ * removed meanwhile, or whose schedules were, is skipped; one whose range cannot be generated (too many
+ * expected shifts) is listed with its problem, and the run goes on past it.
  */
 export async function generateForTenant(
   parts: GenerationParts,
@@ -141,8 +144,9 @@ export async function generateForTenant(
   let creates = 0;
   let passed: string | undefined;
   for (const employeeId of ids.slice(0, EMPLOYEES_PER_GENERATION)) {
+    // an employee removed meanwhile, or its schedules, is skipped
     const outcome: Omit<Planned, 'employeeId'> = await expectationsOf(parts, { tenant, parent: employeeId }, query).then(
-      (expectations) => ({ expectations }),
+      (expectations) => (expectations.scheduled ? { expectations } : {}),
       (error: unknown) => (error instanceof NotFound ? {} : { problem: refusalOf(error) }),
     );
     if (outcome.expectations !== undefined) {
@@ -186,7 +190,7 @@ async function expectationsOf(parts: GenerationParts, scope: Required<Scope>, qu
   // a shift that starts in the range ends less than two weeks later (a window and a duration, each below a week)
   const around = overlapping('span.start', 'span.end', { from: range.from, until: new Date(range.until.getTime() + 2 * WEEK) });
   const held = (await parts.availabilities.find(scope, around)).map((each) => ({ id: each.key, availability: each.body }));
-  return { employee: employee.body, expected, held };
+  return { employee: employee.body, scheduled: schedules.length > 0, expected, held };
 }
 
 function rangeOf({ from, until }: ExpectedQuery): ShiftRange {

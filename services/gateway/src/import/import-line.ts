@@ -1,4 +1,4 @@
-import type { Violation } from '@rm/contracts';
+import { GENERATION_PATH, type Violation } from '@rm/contracts';
 
 /** One write of an import, as its line asked for it. */
 export interface ImportLine {
@@ -30,6 +30,8 @@ export function parseImportLine(text: string, owned: (path: string) => boolean):
   const pathOk = typeof path === 'string' && path.length <= 2048 && PATH.test(path) && !path.split('/').some((segment) => segment === '.' || segment === '..');
   if (!pathOk) violations.push({ field: 'path', message: 'must be a path under the base URL, like /employee/e1, without a query' });
   else if (!owned(path)) violations.push({ field: 'path', message: 'names no resource of the API' });
+  // its writes would count as one line of the tenant's rate: call it directly, where each counts
+  else if (GENERATION_PATH.test(path)) violations.push({ field: 'path', message: 'is a generation, which writes many availabilities: call it directly, not in an import' });
   if (method === 'DELETE' ? body !== undefined : typeof body !== 'object' || body === null || Array.isArray(body)) {
     violations.push({ field: 'body', message: method === 'DELETE' ? 'must be absent for DELETE' : 'must be a JSON object' });
   }

@@ -18,7 +18,8 @@ export interface TenantRequestRate {
   /**
    * Counts `requests` the tenant was served in one call (the writes of a generation): a second's worth of
    * `limit` at a time, one per second, so they take its whole rate for `requests / limit` seconds, as
-   * that many single calls would have. Other replicas hear each second's worth as it comes due.
+   * that many single calls would have. Other replicas hear each second's worth as it comes due, so until
+   * then they tell a refused caller to retry after 1 s, where this one names the seconds the charge takes.
    */
   charge(tenant: string, requests: number, limit: number): void;
   stop(): Promise<void>;
@@ -36,6 +37,8 @@ export const TENANT_REQUESTS_SUBJECT = 'rm-gateway-guard.tenant-requests';
 export const WINDOW_SECONDS = 1;
 const SLOT_MS = 100;
 const WINDOW_SLOTS = (WINDOW_SECONDS * 1_000) / SLOT_MS;
+/** Most requests one charge counts: an owner's count is trusted, but never for hours of slots. */
+const MAX_CHARGE = 100_000;
 /** Tenants per report: a report stays far below NATS's 1 MiB message limit however many tenants call. */
 const TENANTS_PER_REPORT = 2_000;
 
@@ -59,6 +62,8 @@ export function startTenantRequestRate({ nc, logger, now = Date.now }: TenantReq
   let unreported = new Map<string, number>();
   /** Charged requests by the slot they are due in, counted already here and told to the others when due. */
   const charged = new Map<number, Map<string, number>>();
+  /** Each charged tenant's last slot with a charge, for the time until it is under its limit. */
+  const furthestCharged = new Map<string, number>();
 
   const add = (slot: number, tenant: string, requests: number) => countIn(counted, slot, tenant, requests);
 
@@ -77,6 +82,7 @@ export function startTenantRequestRate({ nc, logger, now = Date.now }: TenantReq
     const current = Math.floor(now() / SLOT_MS);
     const oldest = current - WINDOW_SLOTS;
     for (const slot of counted.keys()) if (slot <= oldest) counted.delete(slot);
+    for (const [tenant, slot] of furthestCharged) if (slot <= oldest) furthestCharged.delete(tenant);
     for (const [slot, tenants] of charged) {
       if (slot > current) continue;
       for (const [tenant, requests] of tenants) unreported.set(tenant, (unreported.get(tenant) ?? 0) + requests);
@@ -98,7 +104,7 @@ export function startTenantRequestRate({ nc, logger, now = Date.now }: TenantReq
 
   /** From the window that ends at `slot` (holding `requests`), the whole seconds until one holds fewer than `limit`. */
   function secondsUntilUnder(tenant: string, slot: number, requests: number, limit: number): number {
-    const last = Math.max(slot, ...counted.keys());
+    const last = Math.max(slot, furthestCharged.get(tenant) ?? slot);
     let held = requests;
     let next = slot + 1;
     for (; next <= last + WINDOW_SLOTS; next++) {
@@ -122,9 +128,10 @@ export function startTenantRequestRate({ nc, logger, now = Date.now }: TenantReq
       // a second's worth now, and one more at the start of each second after it
       const perSecond = Math.max(1, limit);
       let slot = Math.floor(now() / SLOT_MS);
-      for (let left = requests; left > 0; left -= perSecond, slot += WINDOW_SLOTS) {
+      for (let left = Math.min(requests, MAX_CHARGE); left > 0; left -= perSecond, slot += WINDOW_SLOTS) {
         add(slot, tenant, Math.min(perSecond, left));
         countIn(charged, slot, tenant, Math.min(perSecond, left));
+        furthestCharged.set(tenant, Math.max(slot, furthestCharged.get(tenant) ?? slot));
       }
     },
     async stop() {

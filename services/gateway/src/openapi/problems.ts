@@ -91,7 +91,7 @@ const ERRORS = {
       {
         title: 'Too Many Requests',
         status: 429,
-        detail: "This tenant's requests are limited to 200 a second, and that many were made in the last second; retry after the time in Retry-After.",
+        detail: "This tenant's requests are limited to 200 a second, and that many were made in the last second (each write of a call that makes many counts); retry after the time in Retry-After.",
         limit: 200,
       },
       retryAfter,

@@ -7,7 +7,7 @@ import {
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { WRITES_HEADER } from '@rm/contracts';
+import { GENERATION_PATH, MAX_GENERATED_PER_CALL, WRITES_HEADER } from '@rm/contracts';
 import { BodyTooLarge } from '../errors.js';
 import { endToEndHeaders, forwardedHeaders, upstreamProblem } from '../forwarding.js';
 import type { Upstream } from '../upstreams.js';
@@ -77,6 +77,8 @@ async function forward(
     });
   } catch (error) {
     endClientSpan(span, undefined, error);
+    // a generation goes on without its caller, whose answer would have named its writes: the most it may make
+    if (GENERATION_PATH.test(path.split('?')[0]!)) chargeWrites(request, MAX_GENERATED_PER_CALL);
     throw upstreamProblem(upstream, error);
   }
   // ends at the answer's headers: the body streams on to the caller

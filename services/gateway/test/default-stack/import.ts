@@ -52,6 +52,8 @@ export function describeImport(stack: () => Stack): void {
         { method: 'PUT', path: '/employee/imp-2', body: { ...EMPLOYEE, start_location: { name: 'x' } } },
         { method: 'DELETE', path: '/employee/imp-missing' },
         { method: 'PATCH', path: '/employee/imp-1', body: EMPLOYEE, extra: 1 },
+        // a generation writes many availabilities for one line of the rate: refused (review finding)
+        { method: 'POST', path: '/employee/imp-1/availability-generation', body: { from: '2030-01-07T00:00:00Z', until: '2030-01-14T00:00:00Z' } },
         { method: 'PUT', path: '/employee/imp-3', body: EMPLOYEE },
       ]);
       expect(status).toBe(200);
@@ -64,13 +66,15 @@ export function describeImport(stack: () => Stack): void {
         [6, 400],
         [7, 404],
         [8, 400],
-        [9, 201],
+        [9, 400],
+        [10, 201],
       ]);
       expect(outcomes[0]).toMatchObject({ location: expect.stringMatching(/\/resource-management\/v1\/employee\/imp-1$/), etag: 'W/"1"' });
       expect(outcomes[2]!.problem!.violations).toEqual([{ field: 'line', message: 'must be one JSON object' }]);
       expect(outcomes[3]!.problem!.violations).toEqual([{ field: 'path', message: 'names no resource of the API' }]);
       expect(outcomes[4]!.problem!.violations!.map(({ field }) => field)).toContain('start_location.city');
       expect(outcomes[6]!.problem!.violations!.map(({ field }) => field).sort()).toEqual(['extra', 'method']);
+      expect(outcomes[7]!.problem!.violations).toEqual([{ field: 'path', message: 'is a generation, which writes many availabilities: call it directly, not in an import' }]);
 
       expect((await get('/employee/imp-1')).status).toBe(200);
       expect((await get('/employee/imp-2')).status).toBe(404);
