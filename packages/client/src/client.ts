@@ -138,7 +138,7 @@ function authorizedFetch(tokens: TokenSource, retry: RetryPolicy, baseFetch: typ
     let renewed = false;
     const send = async () => {
       const { token, response } = await attempt();
-      if (response.status === 401 && !renewed && /error="invalid_token"/.test(response.headers.get('www-authenticate') ?? '')) {
+      if (response.status === 401 && !renewed && isRefusedToken(response)) {
         renewed = true;
         tokens.refused(token);
         await response.body?.cancel();
@@ -158,9 +158,18 @@ function authorizedFetch(tokens: TokenSource, retry: RetryPolicy, baseFetch: typ
  */
 function authorizedOnce(tokens: TokenSource, baseFetch: typeof fetch) {
   return async (request: Request): Promise<Response> => {
-    request.headers.set('authorization', `Bearer ${await tokens.current()}`);
-    return baseFetch(request);
+    const token = await tokens.current();
+    request.headers.set('authorization', `Bearer ${token}`);
+    const response = await baseFetch(request);
+    // not sent again, but the caller's next import gets a new token
+    if (response.status === 401 && isRefusedToken(response)) tokens.refused(token);
+    return response;
   };
+}
+
+/** A 401 that says the token itself is no good (revoked, expired early): another one may do. */
+function isRefusedToken(response: Response): boolean {
+  return /error="invalid_token"/.test(response.headers.get('www-authenticate') ?? '');
 }
 
 /** `fetch` whose every attempt gives up after `timeoutMs` (as well as on the caller's own signal): no call waits forever. */

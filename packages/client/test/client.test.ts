@@ -271,7 +271,7 @@ describe('the typed client against a server that never answers', () => {
   });
 });
 
-describe('the typed client importing through a busy gateway', () => {
+describe('the typed client importing through a gateway that refuses', () => {
   // Found in review: the import went through the retrying fetch, whose clone of the request held the whole
   // streamed body in memory for a retry.
   it('sends an import once, streamed, and throws a refusal instead of sending it again', async () => {
@@ -302,6 +302,32 @@ describe('the typed client importing through a busy gateway', () => {
     } finally {
       busy.closeAllConnections();
       busy.close();
+    }
+  });
+
+  it('asks for a new token for the next import when the API refused the token of one', async () => {
+    let tokensIssued = 0;
+    const refusing: Server = createServer((request, response) => {
+      request.resume();
+      if (request.url === '/oauth2/token') {
+        tokensIssued += 1;
+        return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: `t${tokensIssued}`, token_type: 'Bearer', expires_in: 3600 }));
+      }
+      request.on('end', () => response.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' }).end());
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    try {
+      const client = createClient({ baseUrl: origin, tokenUrl: `${origin}/oauth2/token`, clientId: 'c', clientSecret: 's' });
+      const attempt = async () => {
+        for await (const _outcome of client.importLines([{ method: 'PUT', path: '/employee/e1', body: {} }])) void _outcome;
+      };
+      await expect(attempt()).rejects.toMatchObject({ status: 401 });
+      await expect(attempt()).rejects.toMatchObject({ status: 401 });
+      expect(tokensIssued).toBe(2);
+    } finally {
+      refusing.closeAllConnections();
+      refusing.close();
     }
   });
 });
