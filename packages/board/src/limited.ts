@@ -18,6 +18,6 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, work:
       }
     }
   }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
   return results;
 }
