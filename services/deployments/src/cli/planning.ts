@@ -19,7 +19,7 @@ const USAGE = `usage: npm run planning -- <command>
 environment: NATS_URL (default nats://127.0.0.1:4222); NATS_USER (default planning: the planning
   platform's user, which may publish its messages only) with NATS_PASSWORD or NATS_NKEY_SEED;
   NATS_TLS_CA_FILE`;
-const { fail, required } = commandLine(USAGE);
+const { fail, required } = commandLine(USAGE, (code) => process.exit(code));
 
 const config = (() => {
   try {

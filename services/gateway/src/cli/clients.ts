@@ -37,7 +37,7 @@ const USAGE = `usage: npm run clients -- <command>
   ensure --tenant <t> --id <id>           the tenant and client exist, enabled, with the secret in
                                           RM_CLIENT_SECRET (dev and demo seeding; idempotent)
 environment: MONGO_URL (required), MONGO_DB (default gateway), CLIENT_SECRET_HASH_COST (default ${DEFAULT_SECRET_HASH_COST})`;
-const { fail, required } = commandLine(USAGE);
+const { fail, required } = commandLine(USAGE, (code) => process.exit(code));
 
 const config = (() => {
   try {

@@ -25,9 +25,13 @@ const ASSETS = {
 /** `{base_url}/openapi.json` (the whole v1 API) and `/docs`, without a token: they describe, they grant nothing. */
 export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { apiDocument, basePath, limits }) => {
   const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const assets = new Map<string, { type: string; content: Buffer | string }>([
-    ...(await Promise.all(Object.entries(ASSETS).map(async ([name, type]) => [name, { type, content: await readFile(join(assetDir, name)) }] as const))),
-    ['docs-init.js', { type: 'text/javascript; charset=utf-8', content: DOCS_INIT_SCRIPT }],
+  // swagger-ui's files change with its version, a day's cache is fine; the gateway's own with each release
+  const swaggerUi = await Promise.all(
+    Object.entries(ASSETS).map(async ([name, type]) => [name, { type, content: await readFile(join(assetDir, name)), cache: 'public, max-age=86400' }] as const),
+  );
+  const assets = new Map<string, { type: string; content: Buffer | string; cache: string }>([
+    ...swaggerUi,
+    ['docs-init.js', { type: 'text/javascript; charset=utf-8', content: DOCS_INIT_SCRIPT, cache: 'no-cache' }],
   ]);
 
   // Built for the caller's view of the gateway (trusted X-Forwarded-*, else Host): never cached by others.
@@ -47,6 +51,6 @@ export const docsRoutes: FastifyPluginAsync<DocsRoutesOptions> = async (app, { a
   app.get<{ Params: { asset: string } }>('/docs/:asset', async (request, reply) => {
     const asset = assets.get(request.params.asset);
     if (asset === undefined) throw new NotFound(`There is no /docs/${request.params.asset}`);
-    return reply.type(asset.type).header('Cache-Control', 'public, max-age=86400').send(asset.content);
+    return reply.type(asset.type).header('Cache-Control', asset.cache).send(asset.content);
   });
 };
