@@ -5,6 +5,7 @@ import { cpus } from 'node:os';
 import { describeServers, startRunServers } from '@rm/testkit';
 import { availabilityBench } from './availability.bench.ts';
 import { availabilityGenerationBench } from './availability-generation.bench.ts';
+import { boardBench } from './board.bench.ts';
 import { changeFeedBench } from './change-feed.bench.ts';
 import { deploymentsBench } from './deployments.bench.ts';
 import { eventPathBench } from './event-path.bench.ts';
@@ -22,7 +23,7 @@ import { matchingServiceBench } from './matching-service.bench.ts';
 import { webhooksBench } from './webhooks.bench.ts';
 import { writePathBench } from './write-path.bench.ts';
 
-const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, requestSizeBench, listAnswerBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench, changeFeedBench, importBench, webhooksBench, availabilityGenerationBench];
+const BENCHES: Bench[] = [writePathBench, eventPathBench, httpBench, requestSizeBench, listAnswerBench, availabilityBench, gatewayBench, deploymentsBench, matchingQualityBench, matchingServiceBench, growthBench, loadBench, changeFeedBench, importBench, webhooksBench, availabilityGenerationBench, boardBench];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !BENCHES.some((bench) => bench.name === name));
