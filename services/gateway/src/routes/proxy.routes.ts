@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GENERATION_PATH, MAX_GENERATED_PER_CALL, WRITES_HEADER } from '@rm/contracts';
-import { BodyTooLarge } from '../errors.js';
+import { BodyTooLarge, UpstreamTimeout } from '../errors.js';
 import { endToEndHeaders, forwardedHeaders, upstreamProblem } from '../forwarding.js';
 import type { Upstream } from '../upstreams.js';
 
@@ -77,9 +77,12 @@ async function forward(
     });
   } catch (error) {
     endClientSpan(span, undefined, error);
-    // a generation goes on without its caller, whose answer would have named its writes: the most it may make
-    if (GENERATION_PATH.test(path.split('?')[0]!)) chargeWrites(request, MAX_GENERATED_PER_CALL);
-    throw upstreamProblem(upstream, error);
+    const problem = upstreamProblem(upstream, error);
+    // a generation under way goes on without its caller (gone, or out of time), whose answer would have
+    // named its writes: the most it may make. One its owner never got (down) wrote nothing.
+    const underWay = aborted.signal.aborted || problem instanceof UpstreamTimeout;
+    if (underWay && GENERATION_PATH.test(path.split('?')[0]!)) chargeWrites(request, MAX_GENERATED_PER_CALL);
+    throw problem;
   }
   // ends at the answer's headers: the body streams on to the caller
   endClientSpan(span, response.statusCode);
