@@ -17,7 +17,7 @@ interface EmployeeBoard {
 }
 
 /** The end of an availability (DESIGN §6): latest_stop, else (latest_start or earliest_start) + max_duration. */
-function availabilityEnd(availability: Availabilities[number]): number {
+function availabilityEnd(availability: Pick<Availabilities[number], 'earliest_start' | 'latest_start' | 'latest_stop' | 'max_duration'>): number {
   if (availability.latest_stop !== undefined) return Date.parse(availability.latest_stop);
   return Date.parse(availability.latest_start ?? availability.earliest_start) + (parseDuration(availability.max_duration) ?? 0);
 }
@@ -132,7 +132,7 @@ export function EmployeeView({ rm, day, days, zone, revision }: { rm: ApiClient;
 function expectedBars(range: Range, expected: Expected): Bar[] {
   return expected.map((shift) => {
     const start = Date.parse(shift.availability.earliest_start);
-    const end = availabilityEnd({ ...shift.availability, id: '', employee_id: '', version: 0 });
+    const end = availabilityEnd(shift.availability);
     const state = shift.covered_by !== undefined ? 'covered' : shift.overlapping !== undefined ? 'conflict' : 'expected';
     const said = { covered: 'has its availability', conflict: 'overlaps another availability', expected: 'no availability yet' }[state];
     const text = { covered: 'covered', conflict: 'overlaps', expected: 'missing' }[state];
