@@ -1,33 +1,22 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
-  CreateHeaders,
   SHIFT_SCHEDULE_EVENTS,
-  EmployeeItemParams,
   EmployeeParams,
   Problem,
   ShiftSchedule,
   ShiftScheduleBody,
   ShiftScheduleList,
   WrittenShiftSchedule,
-  type EmployeeItemParams as ItemParams,
   type ShiftScheduleFields,
   type EmployeeParams as Params,
 } from '@rm/contracts';
-import { replyWritten, sendJsonArray, ValidationProblem } from '@rm/service-kit';
-import {
-  assertParentExists,
-  idempotencyKeyOf,
-  parentScope,
-  replyCreated,
-  serveSubResourceItem,
-  subResourceUrl,
-  type HomeBaseClaims,
-} from '@rm/service-kit/resources';
+import { sendJsonArray, ValidationProblem } from '@rm/service-kit';
+import { assertParentExists, parentScope, type HomeBaseClaims } from '@rm/service-kit/resources';
 import { entityId, type Scope, type Resource } from '@rm/store';
-import { claimingCreate, claimingUpdate } from '../coordination/claiming-writes.js';
 import { decideShiftSchedule, type ShiftScheduleInput } from '../domain/shift-schedule.js';
 import type { EmployeeRepository } from '../store/employee-repository.js';
 import { toShiftSchedule, type ShiftScheduleRepository } from '../store/shift-schedule-repository.js';
+import { serveClaimingSubResource } from './claiming-sub-resource.js';
 import { employeeParent } from './employee-scope.js';
 
 export interface ShiftScheduleRoutesOptions {
@@ -36,10 +25,14 @@ export interface ShiftScheduleRoutesOptions {
   homeBases: HomeBaseClaims;
 }
 
-const SEGMENT = 'shift-schedule';
 /** How this sub-resource names home bases, as the entity of its events (HomeBaseClaims). */
 const referrerOf = (scope: Scope, key: string) => ({ entity: SHIFT_SCHEDULE_EVENTS.entity, id: entityId({ ...scope, key }) });
-const problems = { 400: Problem, 404: Problem, 412: Problem };
+
+function decidedSchedule(body: ShiftScheduleInput): ShiftScheduleFields {
+  const decision = decideShiftSchedule(body);
+  if (!decision.ok) throw new ValidationProblem(decision.violations);
+  return decision.schedule;
+}
 
 /** POST and PUT answer the schedule without `version` (spec rule 5); the ETag carries it. */
 function writtenSchedule(resource: Resource<ShiftScheduleFields>) {
@@ -63,53 +56,18 @@ export const shiftScheduleRoutes: FastifyPluginAsync<ShiftScheduleRoutesOptions>
     },
   );
 
-  app.post<{ Params: Params; Body: ShiftScheduleInput }>(
-    '/employee/:employee_id/shift-schedule',
-    {
-      schema: {
-        params: EmployeeParams,
-        headers: CreateHeaders,
-        body: ShiftScheduleBody,
-        response: { 201: WrittenShiftSchedule, ...problems, 422: Problem },
-      },
-    },
-    async (request, reply) => {
-      const decision = decideShiftSchedule(request.body);
-      if (!decision.ok) throw new ValidationProblem(decision.violations);
-      const scope = parentScope(request, employee);
-      const create = claimingCreate({ homeBases, request, items: schedules, referrerOf }, scope, decision.schedule);
-      const created = await schedules.createOnce(scope, decision.schedule, { idempotencyKey: idempotencyKeyOf(request), create });
-      return replyCreated(request, reply, { parent: employee, scope, segment: SEGMENT }, created, writtenSchedule(created.resource));
-    },
-  );
-
-  serveSubResourceItem(app, {
-    parent: employee,
+  serveClaimingSubResource(app, {
+    employee,
     items: schedules,
-    path: '/employee/:employee_id/shift-schedule/:generated_id',
-    param: 'generated_id',
-    label: 'shift-schedule',
-    schemas: { params: EmployeeItemParams, resource: ShiftSchedule },
+    homeBases,
+    segment: 'shift-schedule',
+    referrerOf,
+    decide: decidedSchedule,
     represent: toShiftSchedule,
+    written: writtenSchedule,
+    schemas: { resource: ShiftSchedule, body: ShiftScheduleBody, written: WrittenShiftSchedule },
+    problems: { 400: Problem, 404: Problem, 412: Problem },
+    // spec: "201 with the schedule, or 204"
+    updated: 201,
   });
-
-  app.put<{ Params: ItemParams; Body: ShiftScheduleInput }>(
-    '/employee/:employee_id/shift-schedule/:generated_id',
-    { schema: { params: EmployeeItemParams, body: ShiftScheduleBody, response: { 201: WrittenShiftSchedule, ...problems } } },
-    async (request, reply) => {
-      const decision = decideShiftSchedule(request.body);
-      if (!decision.ok) throw new ValidationProblem(decision.violations);
-      const scope = parentScope(request, employee);
-      const key = request.params.generated_id;
-      const parts = { homeBases, request, items: schedules, referrerOf };
-      const resource = await claimingUpdate(parts, scope, key, decision.schedule);
-      // spec: "201 with the schedule, or 204"
-      return replyWritten(reply, {
-        status: 201,
-        body: writtenSchedule(resource),
-        version: resource.version,
-        location: subResourceUrl(request, employee, scope, SEGMENT, key),
-      });
-    },
-  );
 };
