@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiClient, Data } from '@rm/client';
 // the API's own reading of a duration (weeks and fractions too), without the rest of the contracts in the bundle
-import { parseDuration } from '@rm/contracts/duration';
+import { shiftWindowOf } from '@rm/contracts/shift-window';
 import { Axis, Track, type Bar } from './track.js';
 import { formatSpan, rangeOf, type Range } from './timeline.js';
 
@@ -14,12 +14,6 @@ interface EmployeeBoard {
   expected: Expected;
   availabilities: Availabilities;
   unavailabilities: Unavailabilities;
-}
-
-/** The end of an availability (DESIGN §6): latest_stop, else (latest_start or earliest_start) + max_duration. */
-function availabilityEnd(availability: Pick<Availabilities[number], 'earliest_start' | 'latest_start' | 'latest_stop' | 'max_duration'>): number {
-  if (availability.latest_stop !== undefined) return Date.parse(availability.latest_stop);
-  return Date.parse(availability.latest_start ?? availability.earliest_start) + (parseDuration(availability.max_duration) ?? 0);
 }
 
 /** An employee's expected shifts (from the schedules, whose days and times are read in `zone`) beside the availabilities and unavailabilities, and a button that generates the missing ones. */
@@ -132,7 +126,7 @@ export function EmployeeView({ rm, day, days, zone, revision }: { rm: ApiClient;
 function expectedBars(range: Range, expected: Expected): Bar[] {
   return expected.map((shift) => {
     const start = Date.parse(shift.availability.earliest_start);
-    const end = availabilityEnd(shift.availability);
+    const end = shiftWindowOf(shift.availability).end;
     const state = shift.covered_by !== undefined ? 'covered' : shift.overlapping !== undefined ? 'conflict' : 'expected';
     const said = { covered: 'has its availability', conflict: 'overlaps another availability', expected: 'no availability yet' }[state];
     const text = { covered: 'covered', conflict: 'overlaps', expected: 'missing' }[state];
@@ -142,7 +136,7 @@ function expectedBars(range: Range, expected: Expected): Bar[] {
 
 function availabilityBar(range: Range, availability: Availabilities[number]): Bar {
   const start = Date.parse(availability.earliest_start);
-  const end = availabilityEnd(availability);
+  const end = shiftWindowOf(availability).end;
   const mandatory = availability.mandatory === true ? ', mandatory' : '';
   return { key: availability.id, kind: 'availability', start, end, text: formatSpan(range, start, end), description: `available ${formatSpan(range, start, end)}${mandatory}` };
 }

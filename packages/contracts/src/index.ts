@@ -2,6 +2,7 @@ export * from './ajv.js';
 export * from './common.js';
 export * from './date-time.js';
 export * from './duration.js';
+export * from './shift-window.js';
 export * from './employee.js';
 export * from './event-validation.js';
 export * from './events.js';

@@ -8,21 +8,11 @@ const fieldsOf = (input: Partial<AvailabilityInput>) => {
 };
 
 describe('availabilitySpan', () => {
-  it('ends at earliest_start + max_duration without latest_start or latest_stop', () => {
-    expect(availabilitySpan(base)).toEqual({ start: new Date('2026-03-02T06:00:00Z'), end: new Date('2026-03-02T14:00:00Z') });
-  });
-
-  it('ends at latest_start + max_duration when the start may move', () => {
-    expect(availabilitySpan({ ...base, latest_start: '2026-03-02T07:30:00Z' }).end).toEqual(new Date('2026-03-02T15:30:00Z'));
-  });
-
-  it('ends at latest_stop when there is one, whatever the durations', () => {
-    expect(availabilitySpan({ ...base, min_duration: 'PT4H', latest_stop: '2026-03-02T12:00:00Z' }).end).toEqual(new Date('2026-03-02T12:00:00Z'));
-  });
-
-  it('counts weeks, days and fractions of the last component', () => {
-    expect(availabilitySpan({ ...base, max_duration: 'P1DT0.5H' }).end).toEqual(new Date('2026-03-03T06:30:00Z'));
-    expect(availabilitySpan({ ...base, max_duration: 'P1W' }).end).toEqual(new Date('2026-03-09T06:00:00Z'));
+  it('is the shift window as dates, as the store keeps it', () => {
+    expect(availabilitySpan({ ...base, latest_start: '2026-03-02T07:30:00Z' })).toEqual({
+      start: new Date('2026-03-02T06:00:00Z'),
+      end: new Date('2026-03-02T15:30:00Z'),
+    });
   });
 });
 

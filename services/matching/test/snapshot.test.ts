@@ -1,7 +1,7 @@
 import type { Address } from '@rm/contracts';
 import { describe, expect, it } from 'vitest';
 import { frozenCombinationOf, holds, precedingFrozen } from '../src/domain/deployed.js';
-import { buildAvailableEmployee, guaranteedTime, shiftWindow, type SnapshotInputs } from '../src/domain/snapshot.js';
+import { buildAvailableEmployee, guaranteedTime, type SnapshotInputs } from '../src/domain/snapshot.js';
 import { frozen, span } from './fixtures.js';
 
 const at = (time: string) => Date.parse(`2026-03-02T${time}:00Z`);
@@ -16,26 +16,6 @@ const inputs = (overrides: Partial<SnapshotInputs> = {}): SnapshotInputs => ({
 });
 const withAvailability = (fields: Partial<SnapshotInputs['availability']>) =>
   buildAvailableEmployee(inputs({ availability: { ...inputs().availability, ...fields } }));
-
-describe('the shift window [earliest_start, calculated latest_stop)', () => {
-  const base = { earliest_start: '2026-03-02T06:00:00Z', max_duration: 'PT8H' };
-
-  it('ends max_duration after earliest_start without latest_start or latest_stop', () => {
-    expect(shiftWindow(base)).toEqual({ start: at('06:00'), end: at('14:00') });
-  });
-
-  it('ends max_duration after latest_start when the start may move', () => {
-    expect(shiftWindow({ ...base, latest_start: '2026-03-02T07:30:00Z' })).toEqual({ start: at('06:00'), end: at('15:30') });
-  });
-
-  it('ends at latest_stop when there is one', () => {
-    expect(shiftWindow({ ...base, latest_start: '2026-03-02T07:00:00Z', latest_stop: '2026-03-02T12:00:00Z' }).end).toBe(at('12:00'));
-  });
-
-  it('reads fractions of the last component of a duration', () => {
-    expect(shiftWindow({ ...base, max_duration: 'PT7.5H' }).end).toBe(at('13:30'));
-  });
-});
 
 describe('the guaranteed working time [latest_start ?? earliest_start, earliest_start + (min_duration ?? max_duration))', () => {
   const base = { earliest_start: '2026-03-02T06:00:00Z', max_duration: 'PT8H' };

@@ -1,4 +1,4 @@
-import { parseDuration, toUtcDateTime, type AvailabilityFields, type Violation } from '@rm/contracts';
+import { parseDuration, shiftWindowOf, toUtcDateTime, type AvailabilityFields, type Violation } from '@rm/contracts';
 import { choosesStart, endLocationViolations, startLocationViolations, storedEndLocation, storedStartLocation } from './shift-location.js';
 import { withoutReadOnly, type SubResourceInput } from './sub-resource-input.js';
 
@@ -16,16 +16,9 @@ export type AvailabilityDecision = { ok: true; availability: AvailabilityFields 
 const at = (text: string) => Date.parse(text);
 const duration = (text: string) => parseDuration(text) ?? Number.NaN;
 
-/**
- * The span of a valid availability (DESIGN §6): from earliest_start to latest_stop, or when that is
- * absent to (latest_start, else earliest_start) + max_duration.
- */
+/** The span of an availability as it is stored and compared: its shift window (DESIGN §6) as dates. */
 export function availabilitySpan(availability: AvailabilityFields): Span {
-  const start = at(availability.earliest_start);
-  const end =
-    availability.latest_stop === undefined
-      ? at(availability.latest_start ?? availability.earliest_start) + duration(availability.max_duration)
-      : at(availability.latest_stop);
+  const { start, end } = shiftWindowOf(availability);
   return { start: new Date(start), end: new Date(end) };
 }
 

@@ -1,4 +1,4 @@
-import { parseDuration, type Address, type Availability, type Costs, type Employee, type UnavailabilityFields } from '@rm/contracts';
+import { parseDuration, shiftWindowOf, type Address, type Availability, type Costs, type Employee, type UnavailabilityFields } from '@rm/contracts';
 import { precedingFrozen, type FrozenCombination } from './deployed.js';
 import { intervalOf, overlaps, type Interval } from './interval.js';
 
@@ -50,16 +50,6 @@ type Timing = Pick<Availability, 'earliest_start' | 'latest_start' | 'latest_sto
 // durations are validated upstream; an unreadable one counts as zero, which leaves the shift unmatched
 const millisecondsOf = (duration: string) => parseDuration(duration) ?? 0;
 
-/** `[earliest_start, latest_stop ?? (latest_start ?? earliest_start) + max_duration)` (DESIGN §6). */
-export function shiftWindow(availability: Timing): Interval {
-  const start = Date.parse(availability.earliest_start);
-  const end =
-    availability.latest_stop === undefined
-      ? Date.parse(availability.latest_start ?? availability.earliest_start) + millisecondsOf(availability.max_duration)
-      : Date.parse(availability.latest_stop);
-  return { start, end };
-}
-
 /** `[latest_start ?? earliest_start, earliest_start + (min_duration ?? max_duration))`, or `null` when empty (DESIGN §6). */
 export function guaranteedTime(availability: Timing): Interval | null {
   const start = Date.parse(availability.latest_start ?? availability.earliest_start);
@@ -70,7 +60,7 @@ export function guaranteedTime(availability: Timing): Interval | null {
 /** The AvailableEmployee of an availability, from everything it depends on; rebuilt whenever one of them changes. */
 export function buildAvailableEmployee(inputs: SnapshotInputs): AvailableEmployee {
   const { availability, employee } = inputs;
-  const window = shiftWindow(availability);
+  const window = shiftWindowOf(availability);
   const start = startOf(inputs, window.start);
   const unavailable = inputs.unavailabilities
     .map(({ from, to }) => intervalOf(from, to))
