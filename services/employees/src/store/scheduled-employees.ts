@@ -21,7 +21,7 @@ export interface ScheduledEmployees {
  * and the pages after it go on from those ids for a minute. An employee given its first schedule during a
  * run may be missed by it (the next run sees it); one removed meanwhile is skipped by the caller.
  */
-export function createScheduledEmployees(schedules: ShiftScheduleRepository, now: () => number = Date.now): ScheduledEmployees {
+export function createScheduledEmployees(schedules: Pick<ShiftScheduleRepository, 'collection'>, now: () => number = Date.now): ScheduledEmployees {
   const runs = new Map<string, { ids: string[]; readAt: number }>();
 
   async function read(tenant: string): Promise<string[]> {
