@@ -100,6 +100,28 @@ export function describeImport(stack: () => Stack): void {
       expect(((await read.json()) as { name: { last_name: string } }).name.last_name).toBe('Renamed');
     });
 
+    it('reads percent-escaped paths as a single call does: one resource under either spelling, its lines in order', async () => {
+      const { outcomes } = await importLines([
+        { method: 'PUT', path: '/employee/imp%2Dpct', body: EMPLOYEE },
+        { method: 'PUT', path: '/employee/imp-pct', body: EMPLOYEE, headers: { 'if-match': 'W/"1"' } },
+        { method: 'POST', path: '/employee/imp%2dpct/availability', body: AVAILABILITY },
+        { method: 'PUT', path: '/employee/%2E%2E', body: EMPLOYEE },
+        { method: 'PUT', path: '/employee/imp%zz', body: EMPLOYEE },
+        { method: 'PUT', path: '/employee/imp%C3', body: EMPLOYEE },
+      ]);
+      expect(outcomes.map(({ line, status }) => [line, status])).toEqual([
+        [1, 201],
+        [2, 200],
+        [3, 201],
+        [4, 400],
+        [5, 400],
+        [6, 400],
+      ]);
+      expect(outcomes[0]!.location).toMatch(/\/employee\/imp-pct$/);
+      expect(outcomes[2]!.location).toMatch(/\/employee\/imp-pct\/availability\/[0-9a-f-]+$/);
+      for (const refused of outcomes.slice(3)) expect(refused.problem!.violations!.map(({ field }) => field)).toEqual(['path']);
+    });
+
     it('refuses a body that is not NDJSON, and a line longer than a single call may send, alone', async () => {
       const json = await gateway.fetch(`${BASE}/import`, {
         method: 'POST',
