@@ -25,6 +25,7 @@ import { printGrowthTable, printMarkdown, type ReportRow } from './lib/report.ts
 import { measureSeries, reportProgress, warmUp, type SeriesResult } from './lib/series.ts';
 import { eventBlockReader, startSseStreams, type OpenedStreams, type StreamReceipt } from './lib/sse-streams.ts';
 import { msSince, nsToMs, percentile, sortedAscending } from './lib/stats.ts';
+import { GATEWAY_NODE_OPTIONS, POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
 
 /** Streams open besides the measuring one, at each size of the run. */
 const SIZES = (process.env.BENCH_CHANGE_FEED_SIZES ?? '0,100,1000').split(',').map(Number);
@@ -44,8 +45,6 @@ const OPENS_IN_FLIGHT = 32;
 const ARRIVAL_TIMEOUT_MS = 10_000;
 /** After opening or closing streams, before measuring: the gateway has seen every open and close. */
 const SETTLE_MS = 3_000;
-/** As deploy/k8s sets it, so that the gateway's heap, and its resident memory, are sized as in its pod. */
-const POD_NODE_OPTIONS = '--max-old-space-size=256';
 /** Issue 29's goals. */
 const GOAL_P99_MS = 1_000;
 const GOAL_RSS_MIB = 200;
@@ -69,7 +68,7 @@ export const changeFeedBench: Bench = {
         TENANT_REQUEST_RATE: '1000000',
         TOKEN_LIFETIME_SECONDS: '3600',
         // the inspector on loopback, for a full GC before the heap is read (lib/inspected-heap.ts)
-        NODE_OPTIONS: `${POD_NODE_OPTIONS} --inspect=127.0.0.1:${inspectorPort}`,
+        NODE_OPTIONS: `${GATEWAY_NODE_OPTIONS} --inspect=127.0.0.1:${inspectorPort}`,
       },
       onLine: (service, line) => void (service === 'gateway' && isWarning(line) && gatewayLines.push(line)),
       onExit: (service, reason) => void exits.push(`${service} exited (${reason})`),
@@ -388,7 +387,7 @@ function printMemory(sizes: SizeFigures[], closed: { memory: GatewayMemory; read
     ]);
   }
   printMarkdown(
-    `The gateway (NODE_OPTIONS=${POD_NODE_OPTIONS}, as in its pod): before opening the other streams, and ${SETTLE_MS / 1000} s after (the last row against the first size's before)`,
+    `The gateway (NODE_OPTIONS=${GATEWAY_NODE_OPTIONS}, as in its pod): before opening the other streams, and ${SETTLE_MS / 1000} s after (the last row against the first size's before)`,
     header,
     rows,
   );

@@ -25,6 +25,7 @@ import { issueToken } from './lib/gateway-token.ts';
 import { printMarkdown } from './lib/report.ts';
 import { reportProgress, type SeriesResult } from './lib/series.ts';
 import { msSince, nsToMs, percentile, sortedAscending } from './lib/stats.ts';
+import { GATEWAY_NODE_OPTIONS, POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
 
 /** Writes of the measured tenant per case, one at a time; the hanging tenant writes as many meanwhile. */
 const WRITES = Number(process.env.BENCH_WEBHOOKS_WRITES ?? 200);
@@ -35,8 +36,6 @@ const EVENT_TIMEOUT_MS = 10_000;
 const DELIVERY_WAIT_MS = 2_000;
 /** A delivery not received this long after its PUT was sent is counted as not delivered. */
 const DELIVERY_TIMEOUT_MS = 60_000;
-/** As deploy/k8s sets it, so that every service's heap is sized as in its pod. */
-const POD_NODE_OPTIONS = '--max-old-space-size=256';
 /** Issue 29's goal: PUT sent → delivered, p99, on an idle stack; and the same while another tenant's receiver hangs. */
 const GOAL_P99_MS = 2_000;
 
@@ -49,7 +48,7 @@ export const webhooksBench: Bench = {
     const stack = await startStack({
       ...throwawayStackOptions(servers, 'bench_hooks'),
       nodeOptions: POD_NODE_OPTIONS,
-      gatewayVariables: { TENANT_REQUEST_RATE: '1000000', TOKEN_LIFETIME_SECONDS: '3600' },
+      gatewayVariables: { TENANT_REQUEST_RATE: '1000000', TOKEN_LIFETIME_SECONDS: '3600', NODE_OPTIONS: GATEWAY_NODE_OPTIONS },
       onLine: (service, line) => void (service === 'webhooks' && isWarning(line) && warnings.push(line)),
       onExit: (service, reason) => void exits.push(`${service} exited (${reason})`),
     });
