@@ -57,6 +57,20 @@ export class TooManyTenantRequests extends HttpProblem {
   }
 }
 
+/** 429 from a generation call: the tenant has as many under way on this replica as it may. */
+export class TooManyGenerations extends HttpProblem {
+  constructor(limit: number) {
+    super({
+      status: 429,
+      title: 'Too Many Requests',
+      detail: `A tenant may have at most ${limit} availability generations under way at once; send the next when one has answered.`,
+      code: 'RM_RATE_LIMITED',
+      extensions: { limit },
+      headers: { 'Retry-After': '1' },
+    });
+  }
+}
+
 /** 410 from the change feed: events after the caller's position are no longer kept; it starts again from now. */
 export class FeedPositionGone extends HttpProblem {
   constructor(field: string) {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRITES_HEADER } from '@rm/contracts';
 import { waitFor } from '@rm/testkit';
+import { GENERATIONS_PER_TENANT } from '../src/routes/proxy.routes.js';
 import { BASE, createClient, startGateway, tokenFor, type GatewayHarness } from './helpers.js';
 
 // POST /import against an owner that answers as the test says: what is checked is how the gateway sends
@@ -174,6 +175,39 @@ describe('POST /availability-generation and the rate of its tenant', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('2');
     await waitFor('the rate to come back', async () => (await single()).status === 200, 10_000);
+  });
+
+  // Noticed in review: a burst of generation calls, each one request of the rate, was all admitted before the first charge landed.
+  it('lets a tenant have only so many generations under way at once, and the next in when one has answered', async () => {
+    const token = await tokenOfNewTenant();
+    const generate = (employee: string) =>
+      gateway.fetch(`${BASE}/employee/${employee}/availability-generation`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+    const before = unanswered.length;
+    const underWay = Array.from({ length: GENERATIONS_PER_TENANT }, (_, index) => generate(`burst-${index}`));
+    await waitFor('the generations at the owner', async () => unanswered.length === before + GENERATIONS_PER_TENANT);
+    const refused = await generate('burst-next');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toMatchObject({ status: 429, limit: GENERATIONS_PER_TENANT });
+    // another tenant is not held back
+    const otherToken = await tokenOfNewTenant();
+    const other = gateway.fetch(`${BASE}/employee/other-tenant/availability-generation`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${otherToken}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    await waitFor('the other tenant at the owner', async () => unanswered.length === before + GENERATIONS_PER_TENANT + 1);
+
+    unanswered[before]!.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    expect((await underWay[0]!).status).toBe(200);
+    const next = generate('burst-after');
+    await waitFor('the next generation at the owner', async () => unanswered.length === before + GENERATIONS_PER_TENANT + 2);
+    for (const response of unanswered.splice(before).slice(1)) response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    expect((await Promise.all([...underWay.slice(1), other, next])).map((answer) => answer.status)).toEqual(Array(GENERATIONS_PER_TENANT + 1).fill(200));
   });
 
   // Found in review: a caller that hung up before the answer was never charged, while the owner went on.

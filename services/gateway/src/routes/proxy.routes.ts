@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GENERATION_PATH, MAX_GENERATED_PER_CALL, WRITES_HEADER } from '@rm/contracts';
-import { BodyTooLarge, UpstreamTimeout } from '../errors.js';
+import { BodyTooLarge, TooManyGenerations, UpstreamTimeout } from '../errors.js';
 import { endToEndHeaders, forwardedHeaders, upstreamProblem } from '../forwarding.js';
 import type { Upstream } from '../upstreams.js';
 
@@ -22,6 +22,12 @@ export interface ProxyRoutesOptions {
 }
 
 const NO_BODY_STATUSES = new Set([204, 304]);
+/**
+ * Generations of one tenant under way at once on one replica. Their writes are charged to the tenant
+ * when their answers come (up to 1,000 each), so without a bound a burst of calls, each one request of
+ * the rate, would all be admitted before the first charge lands.
+ */
+export const GENERATIONS_PER_TENANT = 4;
 
 /**
  * Forwards every path under the base URL to the service that owns it (the token was checked by
@@ -33,8 +39,27 @@ export const proxyRoutes: FastifyPluginAsync<ProxyRoutesOptions> = async (api, {
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
+  const generations = new Map<string, number>();
+  /** Forwards a generation call while the tenant has room for one more under way. */
+  async function forwardGeneration(upstream: Upstream, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const { tenant } = request.auth;
+    const underWay = generations.get(tenant) ?? 0;
+    if (underWay >= GENERATIONS_PER_TENANT) throw new TooManyGenerations(GENERATIONS_PER_TENANT);
+    generations.set(tenant, underWay + 1);
+    try {
+      return await forward(upstream, request, reply, { bodyLimit, tracer, chargeWrites });
+    } finally {
+      const left = (generations.get(tenant) ?? 1) - 1;
+      if (left === 0) generations.delete(tenant);
+      else generations.set(tenant, left);
+    }
+  }
+
   for (const upstream of upstreams) {
-    const handler = (request: FastifyRequest, reply: FastifyReply) => forward(upstream, request, reply, { bodyLimit, tracer, chargeWrites });
+    const handler = (request: FastifyRequest, reply: FastifyReply) =>
+      request.method === 'POST' && GENERATION_PATH.test(request.url.split('?')[0]!)
+        ? forwardGeneration(upstream, request, reply)
+        : forward(upstream, request, reply, { bodyLimit, tracer, chargeWrites });
     for (const path of upstream.paths) {
       api.all(path, handler);
       api.all(`${path}/*`, handler);
