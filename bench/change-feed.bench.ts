@@ -25,7 +25,7 @@ import { printGrowthTable, printMarkdown, type ReportRow } from './lib/report.ts
 import { measureSeries, reportProgress, warmUp, type SeriesResult } from './lib/series.ts';
 import { eventBlockReader, startSseStreams, type OpenedStreams, type StreamReceipt } from './lib/sse-streams.ts';
 import { msSince, nsToMs, percentile, sortedAscending } from './lib/stats.ts';
-import { GATEWAY_NODE_OPTIONS, POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
+import { POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
 
 /** Streams open besides the measuring one, at each size of the run. */
 const SIZES = (process.env.BENCH_CHANGE_FEED_SIZES ?? '0,100,1000').split(',').map(Number);
@@ -68,7 +68,7 @@ export const changeFeedBench: Bench = {
         TENANT_REQUEST_RATE: '1000000',
         TOKEN_LIFETIME_SECONDS: '3600',
         // the inspector on loopback, for a full GC before the heap is read (lib/inspected-heap.ts)
-        NODE_OPTIONS: `${GATEWAY_NODE_OPTIONS} --inspect=127.0.0.1:${inspectorPort}`,
+        NODE_OPTIONS: `${POD_NODE_OPTIONS} --inspect=127.0.0.1:${inspectorPort}`,
       },
       onLine: (service, line) => void (service === 'gateway' && isWarning(line) && gatewayLines.push(line)),
       onExit: (service, reason) => void exits.push(`${service} exited (${reason})`),
@@ -387,7 +387,7 @@ function printMemory(sizes: SizeFigures[], closed: { memory: GatewayMemory; read
     ]);
   }
   printMarkdown(
-    `The gateway (NODE_OPTIONS=${GATEWAY_NODE_OPTIONS}, as in its pod): before opening the other streams, and ${SETTLE_MS / 1000} s after (the last row against the first size's before)`,
+    `The gateway (NODE_OPTIONS=${POD_NODE_OPTIONS}, as in its pod): before opening the other streams, and ${SETTLE_MS / 1000} s after (the last row against the first size's before)`,
     header,
     rows,
   );

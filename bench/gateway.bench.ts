@@ -16,7 +16,7 @@ import { startFlood } from './lib/flood.ts';
 import { residentMemory } from './lib/process-memory.ts';
 import { measureSeries, warmUp, type SeriesResult } from './lib/series.ts';
 import { percentile, sortedAscending } from './lib/stats.ts';
-import { GATEWAY_NODE_OPTIONS } from './lib/pod-node-options.ts';
+import { POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
 
 const BASE = '/resource-management/v1';
 const ISSUER = 'http://127.0.0.1/bench-gateway';
@@ -45,7 +45,7 @@ export const gatewayBench: Bench = {
     // Separate processes, as deployed: the bench's client does not share their event loops.
     const gateway = startProcess('gateway', {
       ...common,
-      NODE_OPTIONS: GATEWAY_NODE_OPTIONS,
+      NODE_OPTIONS: POD_NODE_OPTIONS,
       PORT: String(gatewayPort),
       MONGO_DB: gatewayDb.databaseName,
       SIGNING_KEY_ENCRYPTION_KEY: 'bench-only-signing-key-encryption-key-0123456789',
@@ -105,7 +105,7 @@ export const gatewayBench: Bench = {
       for (const [who, statuses] of noisyAnswers) console.log(`\n${who}: ${[...statuses].map(([status, count]) => `${count}× ${status}`).join(', ')}`);
 
       const memory = await residentMemory(gateway.child.pid!);
-      console.log(`\ngateway's resident memory (NODE_OPTIONS=${GATEWAY_NODE_OPTIONS}, as in its pod, limit 384 MiB): ${memory.nowMiB.toFixed(0)} MiB now, ${memory.peakMiB.toFixed(0)} MiB at its peak`);
+      console.log(`\ngateway's resident memory (NODE_OPTIONS=${POD_NODE_OPTIONS}, as in its pod, limit 384 MiB): ${memory.nowMiB.toFixed(0)} MiB now, ${memory.peakMiB.toFixed(0)} MiB at its peak`);
     } finally {
       await toGateway.close();
       await toEmployees.close();

@@ -17,7 +17,7 @@ import { startSuiteStack } from '../reliability/lib/suite-stack.ts';
 import type { Bench } from './lib/bench.ts';
 import { residentMemory } from './lib/process-memory.ts';
 import { msSince, percentile, sortedAscending } from './lib/stats.ts';
-import { GATEWAY_NODE_OPTIONS, POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
+import { POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
 
 const EMPLOYEES = Number(process.env.BENCH_LOAD_EMPLOYEES ?? 10_000);
 const TRUCKS = 200;
@@ -38,7 +38,7 @@ const DEFAULT_POD_LIMIT_MIB = 384;
 export const loadBench: Bench = {
   name: 'load',
   async run() {
-    const suite = await startSuiteStack(testServers(), { nodeOptions: POD_NODE_OPTIONS, gatewayNodeOptions: GATEWAY_NODE_OPTIONS });
+    const suite = await startSuiteStack(testServers(), { nodeOptions: POD_NODE_OPTIONS });
     try {
       const api = apiClient(suite, await suite.newTenant('load'));
       for (let truck = 0; truck < TRUCKS; truck++) {
@@ -119,7 +119,7 @@ async function readBack(api: ApiClient, availabilities: readonly string[]): Prom
 
 /** Each service's resident memory against its pod's limit, and its JavaScript heap as its /metrics tells (prom-client's defaults). */
 async function printMemory(processIds: Record<string, number>, origins: Record<string, string>): Promise<void> {
-  console.log(`\nResident memory of each service after the import and the updates (NODE_OPTIONS=${POD_NODE_OPTIONS}, the gateway ${GATEWAY_NODE_OPTIONS}, as in the pods):\n`);
+  console.log(`\nResident memory of each service after the import and the updates (NODE_OPTIONS=${POD_NODE_OPTIONS}, as in the pods):\n`);
   console.log('| service | resident now MiB | resident peak MiB | heap used / total MiB | pod limit MiB | peak ÷ limit |\n|---|---:|---:|---:|---:|---:|');
   for (const [service, pid] of Object.entries(processIds)) {
     const { nowMiB, peakMiB } = await residentMemory(pid);

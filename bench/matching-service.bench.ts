@@ -16,6 +16,7 @@ import { type Input, INPUT_EVENTS, INPUTS_STREAM, TenantMatching } from '@rm/mat
 import type { Bench } from './lib/bench.ts';
 import { generateInstance, parseSize, type MatchingInstance } from './lib/matching-instances.ts';
 import { benchServiceEnv } from './lib/service-env.ts';
+import { POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
 import { msSince, percentile, sortedAscending } from './lib/stats.ts';
 
 const TENANT = 'bench-matching';
@@ -23,8 +24,6 @@ const PARTITIONS = 4;
 const LATENCY_EVENTS = 200;
 const PUBLISH_IN_FLIGHT = 256;
 const root = join(import.meta.dirname, '..');
-/** The engine's heap limit as deploy/k8s/base/matching gives it (its NODE_OPTIONS); BENCH_MATCHING_NODE_OPTIONS overrides it. */
-const ENGINE_NODE_OPTIONS = '--max-old-space-size=256';
 
 export const matchingServiceBench: Bench = {
   name: 'matching-service',
@@ -114,7 +113,7 @@ async function startEngine(env: TestServiceEnv): Promise<Engine> {
       PORT: String(port),
       LOG_LEVEL: 'warn',
       MATCHING_PARTITIONS: String(PARTITIONS),
-      NODE_OPTIONS: process.env.BENCH_MATCHING_NODE_OPTIONS ?? ENGINE_NODE_OPTIONS,
+      NODE_OPTIONS: process.env.BENCH_MATCHING_NODE_OPTIONS ?? POD_NODE_OPTIONS,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

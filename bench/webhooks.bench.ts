@@ -25,7 +25,7 @@ import { issueToken } from './lib/gateway-token.ts';
 import { printMarkdown } from './lib/report.ts';
 import { reportProgress, type SeriesResult } from './lib/series.ts';
 import { msSince, nsToMs, percentile, sortedAscending } from './lib/stats.ts';
-import { GATEWAY_NODE_OPTIONS, POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
+import { POD_NODE_OPTIONS } from './lib/pod-node-options.ts';
 
 /** Writes of the measured tenant per case, one at a time; the hanging tenant writes as many meanwhile. */
 const WRITES = Number(process.env.BENCH_WEBHOOKS_WRITES ?? 200);
@@ -48,7 +48,7 @@ export const webhooksBench: Bench = {
     const stack = await startStack({
       ...throwawayStackOptions(servers, 'bench_hooks'),
       nodeOptions: POD_NODE_OPTIONS,
-      gatewayVariables: { TENANT_REQUEST_RATE: '1000000', TOKEN_LIFETIME_SECONDS: '3600', NODE_OPTIONS: GATEWAY_NODE_OPTIONS },
+      gatewayVariables: { TENANT_REQUEST_RATE: '1000000', TOKEN_LIFETIME_SECONDS: '3600' },
       onLine: (service, line) => void (service === 'webhooks' && isWarning(line) && warnings.push(line)),
       onExit: (service, reason) => void exits.push(`${service} exited (${reason})`),
     });

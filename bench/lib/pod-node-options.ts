@@ -1,5 +1,5 @@
-/** NODE_OPTIONS as deploy/k8s/base/service gives the services' pods, so that benches size heaps, and resident memory, as deployed. */
-export const POD_NODE_OPTIONS = '--max-old-space-size=256';
-
-/** The gateway's, as deploy/k8s/base/gateway patches them; BENCH_GATEWAY_NODE_OPTIONS overrides them, to compare. */
-export const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '--max-old-space-size=256 --max-semi-space-size=4';
+/**
+ * NODE_OPTIONS as deploy/k8s/base/service gives every service's pod, so that benches size heaps, and
+ * resident memory, as deployed; BENCH_POD_NODE_OPTIONS overrides them, to compare.
+ */
+export const POD_NODE_OPTIONS = process.env.BENCH_POD_NODE_OPTIONS ?? '--max-old-space-size=256 --max-semi-space-size=4';

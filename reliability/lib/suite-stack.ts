@@ -44,10 +44,7 @@ const ERROR_LEVELS = new Set(['error', 'fatal']);
  * another test run on the same servers. The gateway trusts 127.0.0.1 as its proxy, so that a scenario
  * can speak for any client address through X-Forwarded-For without blocking the loopback address.
  */
-export async function startSuiteStack(
-  servers: TestServerUrls,
-  { echoLogs = false, nodeOptions, gatewayNodeOptions }: { echoLogs?: boolean; nodeOptions?: string; gatewayNodeOptions?: string } = {},
-): Promise<SuiteStack> {
+export async function startSuiteStack(servers: TestServerUrls, { echoLogs = false, nodeOptions }: { echoLogs?: boolean; nodeOptions?: string } = {}): Promise<SuiteStack> {
   const exits: string[] = [];
   const errorLines = new Map<ServiceName, string[]>();
   const options = throwawayStackOptions(servers, 'rel');
@@ -56,11 +53,7 @@ export async function startSuiteStack(
     ...options,
     ...(nodeOptions === undefined ? {} : { nodeOptions }),
     // the scenarios push one tenant hard on purpose; rate-limit-fairness gives its tenants rates of their own
-    gatewayVariables: {
-      TRUST_PROXY: '127.0.0.1',
-      TENANT_REQUEST_RATE: '100000',
-      ...(gatewayNodeOptions === undefined ? {} : { NODE_OPTIONS: gatewayNodeOptions }),
-    },
+    gatewayVariables: { TRUST_PROXY: '127.0.0.1', TENANT_REQUEST_RATE: '100000' },
     onLine(name, line) {
       if (echoLogs) console.error(`[${name}] ${line}`);
       if (ERROR_LEVELS.has(String(parseLine(line)?.level))) errorLines.set(name, [...(errorLines.get(name) ?? []), line]);
