@@ -45,6 +45,7 @@ export {
 } from './idempotent-creates.js';
 export { GUARDS_COLLECTION, type GuardDefinition, type GuardDocument, type GuardItem, type GuardView } from './guard.js';
 export {
+  CREATE_BATCH,
   newKey,
   overlapping,
   type CascadeTarget,

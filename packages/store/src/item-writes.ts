@@ -36,7 +36,7 @@ export type NotifyCommit = (committed: PendingEvents) => void;
 export interface ItemWriter<Body> {
   /** Applies one write; false when the document was no longer at `from` (another write came first). */
   applyOne(write: ItemWrite<Body>): Promise<boolean>;
-  /** Applies updates, a few side by side; returns those that took effect. */
+  /** Applies writes: the creates many per statement (see insertMany), the updates a few side by side; returns those that took effect. */
   applyMany(writes: readonly ItemWrite<Body>[]): Promise<ItemWrite<Body>[]>;
   /**
    * Inserts documents that do not exist yet, many per statement, through the store's bulk gate (FerretDB
@@ -78,10 +78,16 @@ export function createItemWriter<Body>(
   }
 
   async function applyMany(writes: readonly ItemWrite<Body>[]): Promise<ItemWrite<Body>[]> {
-    if (writes.some((write) => write.from === 0)) throw new TypeError('applyMany updates existing documents only');
+    const creates = writes.filter((write) => write.from === 0);
+    // Applied again (an intent rolled forward), some creates exist: each is then tried alone, and those
+    // the failed statement inserted before its duplicate count as not taking effect now (the relay's
+    // sweep publishes their events).
+    const inserted = creates.length > 1 && (await insertMany(creates));
     // each by its _id, a few side by side: FerretDB pushes no `_id: {$in}` down, and read the whole collection for it
-    const applied = await inWaves(writes, WRITES_IN_FLIGHT, applyOne);
-    return writes.filter((_, index) => applied[index]);
+    const single = inserted ? writes.filter((write) => write.from !== 0) : writes;
+    const tookEffect = await inWaves(single, WRITES_IN_FLIGHT, applyOne);
+    const applied = new Set([...(inserted ? creates : []), ...single.filter((_, index) => tookEffect[index])]);
+    return writes.filter((write) => applied.has(write));
   }
 
   async function insertMany(writes: readonly ItemWrite<Body>[]): Promise<boolean> {

@@ -136,6 +136,12 @@ export interface ResourceCollection<Body> {
    */
   create(scope: Scope, body: Body, key?: string): Promise<Resource<Body>>;
   /**
+   * Creates sub-resources of a guarded collection as `create` does, under the keys given, in one commit
+   * of their parent's guard: all or none (a conflict with the parent's items or among themselves refuses
+   * them all), each with its own event; the documents are inserted many per statement. At most CREATE_BATCH.
+   */
+  createMany(scope: Scope, created: readonly { key: string; body: Body }[]): Promise<Resource<Body>[]>;
+  /**
    * Creates as `create` (default: create()) does under the key it is given, at most once per idempotency
    * key of the list while the key is remembered (IdempotencyKeys.createOnce): the same key and body again
    * return what the first use created (`replayed`), another body is a 422. Without a key it just creates.
@@ -196,6 +202,8 @@ export function newKey(): string {
 const MAX_WRITE_ATTEMPTS = 8;
 /** Documents removed per commit by removeMany: a guard's intent holds them all. */
 const REMOVE_BATCH = 200;
+/** Resources createMany creates in one commit, at most: a guard keeps their writes as one intent in one document. */
+export const CREATE_BATCH = REMOVE_BATCH;
 /** Updates of writeKnown in flight at once. */
 const KNOWN_WRITES_IN_FLIGHT = 16;
 /** Bytes of events one commit of removeMany carries at most, well below MongoDB's 16 MiB per document. */
@@ -338,6 +346,24 @@ export function createResourceCollection<Body>(
     );
     if (applied === undefined) throw new ConcurrentWriteError(entity, id.key);
     return resultOf(write, body).resource;
+  }
+
+  async function createMany(scope: Scope, created: readonly { key: string; body: Body }[]): Promise<Resource<Body>[]> {
+    checkScope(scope);
+    if (guard === undefined) throw new StoreUsageError(`${name}: createMany is for guarded collections`);
+    if (created.length > CREATE_BATCH) throw new StoreUsageError(`${name}: createMany takes at most ${CREATE_BATCH} resources`);
+    const at = new Date();
+    const writes = created.map(({ key, body }) => liveWrite({ ...scope, key }, null, body, at));
+    const applied = await orUnavailable(() =>
+      commit(scope, writes.map((write) => write._id), async (view) => {
+        await checkParent(scope, view);
+        const taken = created.find(({ key }) => view.holds(key));
+        if (taken !== undefined) throw new ConcurrentWriteError(entity, taken.key);
+        return writes;
+      }),
+    );
+    if (applied.length !== writes.length) throw new ConcurrentWriteError(entity, created[0]?.key ?? '');
+    return writes.map((write, index) => resultOf(write, created[index]!.body).resource);
   }
 
   type CreateOnceOptions = Parameters<ResourceCollection<Body>['createOnce']>[2];
@@ -646,6 +672,7 @@ export function createResourceCollection<Body>(
     findEach,
     count,
     create,
+    createMany,
     createOnce,
     put,
     remove,

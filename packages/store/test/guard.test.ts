@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestMongo, testServers, type TestMongo } from '@rm/testkit';
 import { Binary, BSON, MongoClient } from 'mongodb';
 import {
+  CREATE_BATCH,
   GUARDS_COLLECTION,
+  newKey,
   ResourceConflictError,
   type GuardDocument,
   StoreUsageError,
@@ -143,6 +145,50 @@ describe('a guarded invariant (no two parts of a widget overlap)', () => {
     expect(() => testStore(mongo.db).collection(widgetDefinition({ name: 'guarded_widgets', guard: noOverlappingParts as never }))).toThrow(
       StoreUsageError,
     );
+  });
+});
+
+describe('createMany', () => {
+  const created = (...spans: ReturnType<typeof hours>[]) => spans.map((body) => ({ key: newKey(), body }));
+
+  it('creates parts in one commit of their guard, each with its own created event', async () => {
+    const before = (await rawGuard('w-many'))?.version ?? 0;
+    const batch = created(hours(8, 9), hours(9, 10), hours(11, 12));
+    const written = await parts.createMany(under('w-many'), batch);
+    expect(written.map((part) => [part.key, part.version])).toEqual(batch.map(({ key }) => [key, 1]));
+    expect((await rawGuard('w-many'))?.version).toBe(before + 1);
+    for (const { key, body } of batch) {
+      expect(await rawPart(mongo.db, 'w-many', key)).toMatchObject({ version: 1, body, outbox: [{ type: 'part.created', version: 1 }] });
+    }
+  });
+
+  it('creates none when one overlaps a stored part or another of them: 409 naming the part', async () => {
+    const [stored] = await parts.createMany(under('w-many-refused'), created(hours(8, 10)));
+    await expect(parts.createMany(under('w-many-refused'), created(hours(12, 13), hours(9, 11)))).rejects.toMatchObject({
+      extensions: { conflicting_id: stored!.key },
+    });
+    const among = created(hours(14, 16), hours(15, 17));
+    await expect(parts.createMany(under('w-many-refused'), among)).rejects.toMatchObject({ extensions: { conflicting_id: among[0]!.key } });
+    expect((await parts.find(under('w-many-refused'))).map((part) => part.key)).toEqual([stored!.key]);
+  });
+
+  it('is rolled forward whole when its writer died after the guard commit, with some documents written', async () => {
+    const batch = created(hours(8, 9), hours(9, 10), hours(10, 11));
+    await parts.createMany(under('w-many-crash'), batch);
+    // what a writer that died part way through inserting leaves: the guard holds all three, one document is there
+    await mongo.db.collection(parts.name).deleteMany({ _id: { $in: batch.slice(1).map(({ key }) => `${tenant}/w-many-crash/${key}`) } } as never);
+    const restarted = testStore(mongo.db, { staleAfterMs: 0 });
+    restarted.collection(partDefinition({ name: parts.name, guard: noOverlappingParts }));
+    expect((await restarted.maintain()).intentsFinished).toBeGreaterThanOrEqual(1);
+    for (const { key, body } of batch) expect(await rawPart(mongo.db, 'w-many-crash', key)).toMatchObject({ version: 1, body });
+  });
+
+  it('is refused past CREATE_BATCH, and on a collection without a guard', async () => {
+    await expect(parts.createMany(under('w-many-big'), Array.from({ length: CREATE_BATCH + 1 }, (_, hour) => ({ key: newKey(), body: hours(hour, hour + 1) })))).rejects.toBeInstanceOf(
+      StoreUsageError,
+    );
+    const unguarded = store.collection(partDefinition({ name: 'unguarded_parts' }));
+    await expect(unguarded.createMany(under('w-1'), created(hours(8, 9)))).rejects.toBeInstanceOf(StoreUsageError);
   });
 });
 
