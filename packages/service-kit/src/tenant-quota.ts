@@ -25,6 +25,8 @@ export class QuotaReached extends HttpProblem {
 export interface TenantQuota {
   /** Refuses the write (409) when the tenant is at its quota and `adds` says that the write adds a record. */
   admit(auth: AuthContext, adds: () => Promise<boolean>): Promise<void>;
+  /** How many records the tenant may add now (Infinity without a quota): what a write of many must fit in. */
+  room(auth: AuthContext): Promise<number>;
   /** Counts a record that a write of the tenant added. */
   added(tenant: string): void;
 }
@@ -70,14 +72,23 @@ export function createTenantQuota({ limit, kind, count, recountMs = RECOUNT_MS, 
     return counts;
   }
 
+  /** The tenant's count, read again when it is old, or at the quota for a second (deletes free room). */
+  async function countOf(tenant: string, quota: number): Promise<Counted> {
+    const entry = counted.get(tenant);
+    const age = entry === undefined ? Infinity : now() - entry.at;
+    if (entry === undefined || age >= recountMs || (entry.records >= quota && age >= RECOUNT_AT_QUOTA_MS)) return recount(tenant);
+    return entry;
+  }
+
   return {
     async admit({ tenant, limits }, adds) {
       const quota = limits?.[limit];
       if (quota === undefined) return;
-      let entry = counted.get(tenant);
-      const age = entry === undefined ? Infinity : now() - entry.at;
-      if (entry === undefined || age >= recountMs || (entry.records >= quota && age >= RECOUNT_AT_QUOTA_MS)) entry = await recount(tenant);
-      if (entry.records >= quota && (await adds())) throw new QuotaReached(kind, quota);
+      if ((await countOf(tenant, quota)).records >= quota && (await adds())) throw new QuotaReached(kind, quota);
+    },
+    async room({ tenant, limits }) {
+      const quota = limits?.[limit];
+      return quota === undefined ? Infinity : Math.max(0, quota - (await countOf(tenant, quota)).records);
     },
     added(tenant) {
       const known = counted.get(tenant);

@@ -39,6 +39,15 @@ describe('a tenant quota', () => {
     await expect(quota.admit(auth('t', 5), adds)).rejects.toBeInstanceOf(QuotaReached);
   });
 
+  it('tells the room left for a write of many: the quota less the records, none past it, unbounded without a quota', async () => {
+    const { quota } = quotaOver(new Map([['t', 3]]));
+    expect(await quota.room(auth('t', 5))).toBe(2);
+    quota.added('t');
+    expect(await quota.room(auth('t', 5))).toBe(1);
+    expect(await quota.room(auth('t', 2))).toBe(0);
+    expect(await quota.room(auth('t'))).toBe(Infinity);
+  });
+
   it('counts again after the interval, and within a second while at the quota', async () => {
     const records = new Map([['t', 2]]);
     const { quota, clock, reads } = quotaOver(records);

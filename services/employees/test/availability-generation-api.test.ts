@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WRITES_HEADER } from '@rm/contracts';
+import { uniqueName } from '@rm/testkit';
 import { useWorld } from '@rm/testkit/service-helpers';
 import { expectProblemWithStatus } from '@rm/testkit/suites/service-under-test';
 import { BASE, employeeBody, json, startEmployees } from './helpers.js';
@@ -113,6 +114,33 @@ describe('GET /employee/{employee_id}/expected-availability and POST …/availab
       [other.id, '2026-12-11T05:00:00Z'],
     ]);
     expect(generated.existing).toEqual([]);
+  });
+
+  it('creates the first of two schedules\' overlapping shifts, and tells the second it overlaps that one', async () => {
+    const employee = 'emp-two-schedules';
+    await send('PUT', employeeUrl(employee), employeeBody());
+    const mondayAt = (time: string) => ({
+      start: { start_date: '2026-11-30', start_week: 1 },
+      templates: [{ index: 1, shifts: [{ start: { earliest: { day: 'MONDAY', time } }, duration: { at_most: 'PT8H' } }] }],
+    });
+    for (const time of ['06:00', '08:00']) await send('POST', `${employeeUrl(employee)}/shift-schedule`, mondayAt(time));
+    const generated = json<Generated>(await generate({ ...TWO_WEEKS, time_zone: 'UTC' }, employee));
+    expect(generated.created.map((each) => each.earliest_start)).toEqual(['2026-11-30T06:00:00Z', '2026-12-07T06:00:00Z']);
+    expect(generated.overlapping.map((each) => [each.earliest_start, each.availability_id])).toEqual([
+      ['2026-11-30T08:00:00Z', generated.created[0]?.availability_id],
+      ['2026-12-07T08:00:00Z', generated.created[1]?.availability_id],
+    ]);
+  });
+
+  it("creates as many as the tenant's quota of availabilities takes, and refuses each shift beyond it with its 409", async () => {
+    const limited = await harness.env.bearer(uniqueName('generation-quota'), { claims: { limits: { availabilities: 3 } } });
+    const employee = 'emp-at-quota';
+    await harness.app.inject({ method: 'PUT', url: employeeUrl(employee), headers: limited, payload: employeeBody() });
+    await harness.app.inject({ method: 'POST', url: `${employeeUrl(employee)}/shift-schedule`, headers: limited, payload: WEEKLY });
+    const answer = await harness.app.inject({ method: 'POST', url: `${employeeUrl(employee)}/availability-generation`, headers: limited, payload: TWO_WEEKS });
+    const generated = json<Generated>(answer);
+    expect(generated.created).toHaveLength(3);
+    expect(generated.refused).toEqual([expect.objectContaining({ earliest_start: '2026-12-09T13:00:00Z', problem: expect.objectContaining({ status: 409 }) })]);
   });
 
   it('refuses a range the wrong way round, longer than a quarter, or in an unknown time zone, naming the field', async () => {

@@ -229,6 +229,19 @@ describe('availabilities and shift schedules naming home bases, with the home-ba
       await api.deletedOnceFree(home);
     });
 
+    it('cannot be deleted while availabilities generated from a schedule name it, each a referrer of its own', async () => {
+      const employeeId = await employee();
+      const [home] = (await api.homeBases(1)) as [string];
+      const week = await createdSchedule(employeeId, schedule(shift(6, startAt(home)), shift(12, endAt(home))));
+      const range = { from: '2030-01-07T00:00:00Z', until: '2030-01-21T00:00:00Z' };
+      const answer = await api.send('POST', `/employee/${employeeId}/availability-generation`, range);
+      expect(answer.statusCode, answer.body).toBe(200);
+      const { created } = json<{ created: { availability_id: string }[] }>(answer);
+      expect(created).toHaveLength(4);
+      const generated = created.map(({ availability_id }) => ({ entity: 'availability', id: `${employeeId}/${availability_id}` }));
+      await api.indexed(home, { entity: 'shift-schedule', id: `${employeeId}/${week.id}` }, ...generated);
+    });
+
     it('cannot be deleted while an availability names it by the deprecated home_base_id, and can once it names another', async () => {
       const employeeId = await employee();
       const [home, next] = (await api.homeBases(2)) as [string, string];

@@ -29,6 +29,14 @@ interface Written {
  */
 export interface HomeBaseClaims {
   write<W extends Written>(caller: ClaimCaller, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W>;
+  /** The same for resources written together: each one's claim first, then the write, which returns them in the same order. */
+  writeMany<W extends Written>(caller: ClaimCaller, claimed: readonly ClaimedWrite[], write: () => Promise<W[]>): Promise<W[]>;
+}
+
+/** One resource of a write of many, as its claim names it. */
+export interface ClaimedWrite {
+  referrer: Referrer;
+  body: unknown;
 }
 
 /** Who writes: the claim is made with the caller's own token (in its tenant), and what goes wrong is logged with its request. */
@@ -94,23 +102,40 @@ export function createHomeBaseClaims({ baseUrl, timeoutMs, internalApiKey }: Hom
     }
   }
 
-  return {
-    async write<W extends Written>(caller: ClaimCaller, referrer: Referrer, body: unknown, write: () => Promise<W>): Promise<W> {
-      const claimId = await claim(caller, referrer, body);
-      if (claimId === undefined) return write();
-      let written: W;
-      try {
-        written = await write();
-      } catch (error) {
-        // a refusal wrote nothing; after an outage the write may have committed, so the claim stays
+  async function writeMany<W extends Written>(caller: ClaimCaller, claimed: readonly ClaimedWrite[], write: () => Promise<W[]>): Promise<W[]> {
+    const claimIds: (string | undefined)[] = [];
+    try {
+      for (const { referrer, body } of claimed) claimIds.push(await claim(caller, referrer, body));
+    } catch (error) {
+      // nothing was written: the claims made so far go
+      for (const claimId of claimIds) if (claimId !== undefined) await close(caller, claimId, undefined);
+      throw error;
+    }
+    let written: W[];
+    try {
+      written = await write();
+    } catch (error) {
+      // a refusal wrote nothing; after an outage the write may have committed, so the claims stay
+      for (const claimId of claimIds) {
+        if (claimId === undefined) continue;
         if (isRefusal(error)) await close(caller, claimId, undefined);
         else caller.log.warn({ claimId }, 'home-base claim left open: the write may have happened');
-        throw error;
       }
-      // The answer does not wait for the settlement: the claim holds either way, and one that never
-      // settles is only swept later (see the home-bases README).
-      void close(caller, claimId, written.resource.version);
-      return written;
+      throw error;
+    }
+    // The answer does not wait for the settlements: the claims hold either way, and one that never
+    // settles is only swept later (see the home-bases README).
+    for (const [index, claimId] of claimIds.entries()) {
+      if (claimId !== undefined) void close(caller, claimId, written[index]!.resource.version);
+    }
+    return written;
+  }
+
+  return {
+    async write(caller, referrer, body, write) {
+      const [written] = await writeMany(caller, [{ referrer, body }], async () => [await write()]);
+      return written!;
     },
+    writeMany,
   };
 }

@@ -20,6 +20,6 @@ export {
   type UnavailabilityRoutesOptions,
   type UnavailabilitySchemas,
 } from './unavailabilities.js';
-export { claimCallerOf, createHomeBaseClaims, homeBaseClaimsConfigSpec, type ClaimCaller, type HomeBaseClaims, type HomeBaseClaimsOptions } from './home-base-references.js';
+export { claimCallerOf, createHomeBaseClaims, homeBaseClaimsConfigSpec, type ClaimCaller, type ClaimedWrite, type HomeBaseClaims, type HomeBaseClaimsOptions } from './home-base-references.js';
 export { businessResourceRoutes, type BusinessResourceRoutesOptions } from './business-resources.js';
 export { pageOfResources, type ListFilter } from './resource-pages.js';

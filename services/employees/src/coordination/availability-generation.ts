@@ -8,11 +8,12 @@ import {
   type EmployeeFields,
   type ExpectedShift,
   type Problem,
+  type Referrer,
   type TenantAvailabilityGenerationResult,
 } from '@rm/contracts';
 import { NotFound, problemFromError, ValidationProblem, type TenantQuota } from '@rm/service-kit';
-import type { HomeBaseClaims } from '@rm/service-kit/resources';
-import { entityId, inWaves, newKey, overlapping, ResourceConflictError, type Scope } from '@rm/store';
+import { claimCallerOf, type HomeBaseClaims } from '@rm/service-kit/resources';
+import { CREATE_BATCH, entityId, inWaves, newKey, overlapping, ResourceConflictError, type Scope } from '@rm/store';
 import {
   comparedWith,
   expectedShifts,
@@ -85,6 +86,12 @@ export async function generateAvailabilities(
   return generateFrom(parts, request, scope, await expectationsOf(parts, scope, query));
 }
 
+/** Where a generated availability comes from, as the answer names it. */
+type ShiftOrigin = Omit<AvailabilityGenerationResult['created'][number], 'availability_id'>;
+
+/** One expected shift, as planned: already met by an availability (`met`), or to be created under `key`. */
+type Step = { shift: ExpectedShiftTime; origin: ShiftOrigin } & ({ met: 'existing' | 'overlapping'; availability_id: string } | { key: string });
+
 async function generateFrom(
   parts: GenerationParts,
   request: FastifyRequest,
@@ -92,15 +99,90 @@ async function generateFrom(
   { expected, held }: Expectations,
 ): Promise<AvailabilityGenerationResult> {
   const result = nothingGenerated();
-  const referrerOf = (of: Scope, key: string) => ({ entity: AVAILABILITY_EVENTS.entity, id: entityId({ ...of, key }) });
-  for (const shift of expected) {
-    const origin = {
-      shift_schedule_id: shift.shift_schedule_id,
-      template_index: shift.template_index,
-      shift_position: shift.shift_position,
-      earliest_start: shift.availability.earliest_start,
-    };
-    const { covered_by, overlapping: other } = comparedWith(shift, held);
+  const stored = [...held];
+  const segments = segmentsOf(planned(expected, held));
+  for (const [index, segment] of segments.entries()) {
+    const creates = segment.filter((step) => 'key' in step);
+    if (!(await createTogether(parts, request, scope, creates))) {
+      // from here on, one by one: each create says what stops it (another write's overlap, the quota, a home base)
+      await generateOneByOne(parts, request, scope, segments.slice(index).flat(), stored, result);
+      break;
+    }
+    for (const step of segment) {
+      if ('key' in step) result.created.push({ ...step.origin, availability_id: step.key });
+      else result[step.met].push({ ...step.origin, availability_id: step.availability_id });
+    }
+    stored.push(...creates.map((step) => ({ id: step.key, availability: step.shift.availability })));
+  }
+  return result;
+}
+
+/** Each expected shift, in start order, compared with the availabilities held and those planned before it. */
+function planned(expected: readonly ExpectedShiftTime[], held: readonly HeldAvailability[]): Step[] {
+  const planning = [...held];
+  return expected.map((shift) => {
+    const origin = originOf(shift);
+    const { covered_by, overlapping: other } = comparedWith(shift, planning);
+    if (covered_by !== undefined) return { shift, origin, met: 'existing', availability_id: covered_by };
+    if (other !== undefined) return { shift, origin, met: 'overlapping', availability_id: other };
+    const key = newKey();
+    planning.push({ id: key, availability: shift.availability });
+    return { shift, origin, key };
+  });
+}
+
+/** The steps cut so that each part creates at most CREATE_BATCH availabilities, one commit's worth. */
+function segmentsOf(steps: readonly Step[]): Step[][] {
+  const segments: Step[][] = [[]];
+  let creates = 0;
+  for (const step of steps) {
+    if ('key' in step && creates === CREATE_BATCH) {
+      segments.push([]);
+      creates = 0;
+    }
+    segments.at(-1)!.push(step);
+    if ('key' in step) creates += 1;
+  }
+  return segments;
+}
+
+/**
+ * Creates the planned availabilities in one commit of the employee's guard (their home bases claimed
+ * first, the tenant's quota room checked): one statement for the guard and one for the documents, where
+ * one by one took two each. False when anything refused them: nothing was created then, or, after an
+ * outage, perhaps all of them, which the one-by-one creates that follow meet as overlaps.
+ */
+async function createTogether(
+  parts: GenerationParts,
+  request: FastifyRequest,
+  scope: Required<Scope>,
+  creates: readonly (Step & { key: string })[],
+): Promise<boolean> {
+  if (creates.length === 0) return true;
+  if ((await parts.quota.room(request.auth)) < creates.length) return false;
+  const bodies = creates.map(({ key, shift }) => ({ key, body: shift.availability }));
+  const claimed = bodies.map(({ key, body }) => ({ referrer: referrerOf(scope, key), body }));
+  const createAll = async () => (await parts.availabilities.createMany(scope, bodies)).map((resource) => ({ resource }));
+  try {
+    await parts.homeBases.writeMany(claimCallerOf(request), claimed, createAll);
+  } catch {
+    return false;
+  }
+  for (const _ of creates) parts.quota.added(scope.tenant);
+  return true;
+}
+
+/** The steps' shifts created one at a time, each compared again with what is stored (`stored`, which grows). */
+async function generateOneByOne(
+  parts: GenerationParts,
+  request: FastifyRequest,
+  scope: Required<Scope>,
+  steps: readonly Step[],
+  stored: HeldAvailability[],
+  result: AvailabilityGenerationResult,
+): Promise<void> {
+  for (const { shift, origin } of steps) {
+    const { covered_by, overlapping: other } = comparedWith(shift, stored);
     if (covered_by !== undefined) result.existing.push({ ...origin, availability_id: covered_by });
     else if (other !== undefined) result.overlapping.push({ ...origin, availability_id: other });
     else {
@@ -109,7 +191,7 @@ async function generateFrom(
         const create = claimingCreate({ homeBases: parts.homeBases, request, items: parts.availabilities, referrerOf }, scope, shift.availability);
         const created = await create(newKey());
         parts.quota.added(scope.tenant);
-        held.push({ id: created.key, availability: created.body });
+        stored.push({ id: created.key, availability: created.body });
         result.created.push({ ...origin, availability_id: created.key });
       } catch (error) {
         // another write came first: the shift overlaps what it created
@@ -118,7 +200,19 @@ async function generateFrom(
       }
     }
   }
-  return result;
+}
+
+function originOf(shift: ExpectedShiftTime): ShiftOrigin {
+  return {
+    shift_schedule_id: shift.shift_schedule_id,
+    template_index: shift.template_index,
+    shift_position: shift.shift_position,
+    earliest_start: shift.availability.earliest_start,
+  };
+}
+
+function referrerOf(of: Scope, key: string): Referrer {
+  return { entity: AVAILABILITY_EVENTS.entity, id: entityId({ ...of, key }) };
 }
 
 /**
