@@ -25,8 +25,14 @@ export class QuotaReached extends HttpProblem {
 export interface TenantQuota {
   /** Refuses the write (409) when the tenant is at its quota and `adds` says that the write adds a record. */
   admit(auth: AuthContext, adds: () => Promise<boolean>): Promise<void>;
-  /** How many records the tenant may add now (Infinity without a quota): what a write of many must fit in. */
-  room(auth: AuthContext): Promise<number>;
+  /**
+   * For a write of many: counts the `records` it adds, if they all fit in the tenant's quota; false (and
+   * nothing counted) if not. Counted before the write, so that writes side by side cannot pass the quota
+   * together; one that is then refused gives them back (release), one whose outcome is unknown keeps them.
+   */
+  reserve(auth: AuthContext, records: number): Promise<boolean>;
+  /** Gives back records reserved for a write that was refused. */
+  release(tenant: string, records: number): void;
   /** Counts a record that a write of the tenant added. */
   added(tenant: string): void;
 }
@@ -86,9 +92,17 @@ export function createTenantQuota({ limit, kind, count, recountMs = RECOUNT_MS, 
       if (quota === undefined) return;
       if ((await countOf(tenant, quota)).records >= quota && (await adds())) throw new QuotaReached(kind, quota);
     },
-    async room({ tenant, limits }) {
+    async reserve({ tenant, limits }, records) {
       const quota = limits?.[limit];
-      return quota === undefined ? Infinity : Math.max(0, quota - (await countOf(tenant, quota)).records);
+      if (quota === undefined) return true;
+      const entry = await countOf(tenant, quota);
+      if (entry.records + records > quota) return false;
+      entry.records += records;
+      return true;
+    },
+    release(tenant, records) {
+      const known = counted.get(tenant);
+      if (known !== undefined) known.records = Math.max(0, known.records - records);
     },
     added(tenant) {
       const known = counted.get(tenant);

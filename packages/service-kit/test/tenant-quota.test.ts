@@ -39,13 +39,17 @@ describe('a tenant quota', () => {
     await expect(quota.admit(auth('t', 5), adds)).rejects.toBeInstanceOf(QuotaReached);
   });
 
-  it('tells the room left for a write of many: the quota less the records, none past it, unbounded without a quota', async () => {
+  it('reserves the records of a write of many only if they all fit, counting them at once until given back', async () => {
     const { quota } = quotaOver(new Map([['t', 3]]));
-    expect(await quota.room(auth('t', 5))).toBe(2);
-    quota.added('t');
-    expect(await quota.room(auth('t', 5))).toBe(1);
-    expect(await quota.room(auth('t', 2))).toBe(0);
-    expect(await quota.room(auth('t'))).toBe(Infinity);
+    expect(await quota.reserve(auth('t', 5), 3)).toBe(false);
+    expect(await quota.reserve(auth('t', 5), 2)).toBe(true);
+    // the two reserved count: nothing more fits, as for a single create
+    expect(await quota.reserve(auth('t', 5), 1)).toBe(false);
+    await expect(quota.admit(auth('t', 5), adds)).rejects.toBeInstanceOf(QuotaReached);
+    // given back by a write that was refused, they fit again
+    quota.release('t', 2);
+    expect(await quota.reserve(auth('t', 5), 2)).toBe(true);
+    expect(await quota.reserve(auth('t'), 1_000)).toBe(true);
   });
 
   it('counts again after the interval, and within a second while at the quota', async () => {

@@ -245,8 +245,12 @@ export function createGuard<Body, Summary>(
           current = await read(id);
           continue;
         }
-        remember(id, { version: (current?.version ?? 0) + 1, items, sealed: seal, fresh: false });
+        const version = (current?.version ?? 0) + 1;
+        remember(id, { version, items, sealed: seal, fresh: false });
         for (const intent of intents) await applyIntent(intent);
+        // Applied, an intent of many writes goes: whoever found it later (maintenance, another replica's
+        // next commit) would try each write again, a statement each. One write is cheaper tried again.
+        if (writes.length > 1) await guards.updateOne({ _id: id, version } as Filter<GuardDocument>, { $unset: { intents: '', intents_of: '' } });
         return writes;
       }
       remembered.delete(id);

@@ -206,8 +206,8 @@ const REMOVE_BATCH = 200;
 export const CREATE_BATCH = REMOVE_BATCH;
 /** Updates of writeKnown in flight at once. */
 const KNOWN_WRITES_IN_FLIGHT = 16;
-/** Bytes of events one commit of removeMany carries at most, well below MongoDB's 16 MiB per document. */
-const MAX_INTENT_EVENT_BYTES = 8 * 1024 ** 2;
+/** Bytes of writes one commit of removeMany or createMany carries at most, well below MongoDB's 16 MiB per document. */
+const MAX_INTENT_BYTES = 8 * 1024 ** 2;
 /** Lists whose size this process remembers, for the next read of a page of them (see readByBuckets). */
 const REMEMBERED_LIST_SIZES = 1_000;
 /** What a read assumes of a tenant's list it knows nothing of yet; a parent's lists are assumed small. */
@@ -352,9 +352,12 @@ export function createResourceCollection<Body>(
     checkScope(scope);
     if (guard === undefined) throw new StoreUsageError(`${name}: createMany is for guarded collections`);
     if (created.length > CREATE_BATCH) throw new StoreUsageError(`${name}: createMany takes at most ${CREATE_BATCH} resources`);
+    if (new Set(created.map(({ key }) => key)).size < created.length) throw new StoreUsageError(`${name}: createMany was given a key twice`);
     const at = new Date();
     const writes = created.map(({ key, body }) => liveWrite({ ...scope, key }, null, body, at));
-    const applied = await orUnavailable(() =>
+    const intentBytes = writes.reduce((sum, write) => sum + Buffer.byteLength(JSON.stringify(write)), 0);
+    if (intentBytes > MAX_INTENT_BYTES) throw new StoreUsageError(`${name}: createMany was given ${intentBytes} bytes, more than one commit holds`);
+    await orUnavailable(() =>
       commit(scope, writes.map((write) => write._id), async (view) => {
         await checkParent(scope, view);
         const taken = created.find(({ key }) => view.holds(key));
@@ -362,7 +365,6 @@ export function createResourceCollection<Body>(
         return writes;
       }),
     );
-    if (applied.length !== writes.length) throw new ConcurrentWriteError(entity, created[0]?.key ?? '');
     return writes.map((write, index) => resultOf(write, created[index]!.body).resource);
   }
 
@@ -490,7 +492,7 @@ export function createResourceCollection<Body>(
     for (const document of documents) {
       const write = tombstoneWrite(document, at);
       eventBytes += Buffer.byteLength(JSON.stringify(write.event));
-      if (writes.length > 0 && eventBytes > MAX_INTENT_EVENT_BYTES) break;
+      if (writes.length > 0 && eventBytes > MAX_INTENT_BYTES) break;
       writes.push(write);
     }
     return writes;

@@ -172,21 +172,39 @@ describe('createMany', () => {
     expect((await parts.find(under('w-many-refused'))).map((part) => part.key)).toEqual([stored!.key]);
   });
 
+  it('clears its intent once applied, so that nobody tries its writes again', async () => {
+    await parts.createMany(under('w-many-cleared'), created(hours(8, 9), hours(9, 10)));
+    const guard = await rawGuard('w-many-cleared');
+    expect(guard?.intents).toBeUndefined();
+    expect(guard?.intents_of).toBeUndefined();
+    expect(unpackedItems(guard)).toHaveLength(2);
+  });
+
   it('is rolled forward whole when its writer died after the guard commit, with some documents written', async () => {
     const batch = created(hours(8, 9), hours(9, 10), hours(10, 11));
     await parts.createMany(under('w-many-crash'), batch);
-    // what a writer that died part way through inserting leaves: the guard holds all three, one document is there
+    // What a writer that died part way through inserting leaves: its intent in the guard (built again
+    // from the documents it wrote), one document of three.
+    const documents = await mongo.db.collection<StoredDocument<Part>>(parts.name).find({ parent: 'w-many-crash' } as never).toArray();
+    const writes = documents.map(({ _id, outbox, outbox_waiting: _waiting, ...next }) => ({ _id, from: 0, next, event: outbox![0] }));
+    const intents = new Binary(BSON.serialize({ intents: [{ id: newKey(), writes }] }));
+    await mongo.db.collection<GuardDocument>(GUARDS_COLLECTION).updateOne({ _id: `${parts.name}/${tenant}/w-many-crash` }, { $set: { intents, intents_of: parts.name } });
     await mongo.db.collection(parts.name).deleteMany({ _id: { $in: batch.slice(1).map(({ key }) => `${tenant}/w-many-crash/${key}`) } } as never);
+
     const restarted = testStore(mongo.db, { staleAfterMs: 0 });
     restarted.collection(partDefinition({ name: parts.name, guard: noOverlappingParts }));
     expect((await restarted.maintain()).intentsFinished).toBeGreaterThanOrEqual(1);
-    for (const { key, body } of batch) expect(await rawPart(mongo.db, 'w-many-crash', key)).toMatchObject({ version: 1, body });
+    for (const { key, body } of batch) {
+      expect(await rawPart(mongo.db, 'w-many-crash', key)).toMatchObject({ version: 1, body, outbox: [{ type: 'part.created', version: 1 }] });
+    }
   });
 
-  it('is refused past CREATE_BATCH, and on a collection without a guard', async () => {
+  it('is refused past CREATE_BATCH, with a key twice, and on a collection without a guard', async () => {
     await expect(parts.createMany(under('w-many-big'), Array.from({ length: CREATE_BATCH + 1 }, (_, hour) => ({ key: newKey(), body: hours(hour, hour + 1) })))).rejects.toBeInstanceOf(
       StoreUsageError,
     );
+    const [once] = created(hours(8, 9));
+    await expect(parts.createMany(under('w-many-twice'), [once!, { key: once!.key, body: hours(10, 11) }])).rejects.toBeInstanceOf(StoreUsageError);
     const unguarded = store.collection(partDefinition({ name: 'unguarded_parts' }));
     await expect(unguarded.createMany(under('w-1'), created(hours(8, 9)))).rejects.toBeInstanceOf(StoreUsageError);
   });

@@ -143,6 +143,27 @@ describe('GET /employee/{employee_id}/expected-availability and POST …/availab
     expect(generated.refused).toEqual([expect.objectContaining({ earliest_start: '2026-12-09T13:00:00Z', problem: expect.objectContaining({ status: 409 }) })]);
   });
 
+  it('creates more shifts than one commit takes in parts, and goes one by one where the quota runs out', async () => {
+    const limited = await harness.env.bearer(uniqueName('generation-parts'), { claims: { limits: { availabilities: 230 } } });
+    const employee = 'emp-many-shifts';
+    const days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+    const threeADay = {
+      start: { start_date: '2026-11-30', start_week: 1 },
+      templates: [{ index: 1, shifts: days.flatMap((day) => ['06:00', '12:00', '18:00'].map((time) => ({ start: { earliest: { day, time } }, duration: { at_most: 'PT4H' } }))) }],
+    };
+    const as = (method: 'PUT' | 'POST', url: string, payload: object) => harness.app.inject({ method, url, headers: limited, payload });
+    await as('PUT', employeeUrl(employee), employeeBody());
+    await as('POST', `${employeeUrl(employee)}/shift-schedule`, threeADay);
+    // twelve weeks: 252 shifts, more than the 200 one commit creates
+    const generated = json<Generated>(await as('POST', `${employeeUrl(employee)}/availability-generation`, { from: '2026-11-30T00:00:00Z', until: '2027-02-22T00:00:00Z' }));
+    expect(generated.created).toHaveLength(230);
+    expect(generated.refused).toHaveLength(22);
+    expect(new Set((generated.refused as { problem: { status: number } }[]).map(({ problem }) => problem.status))).toEqual(new Set([409]));
+    const starts = [...generated.created, ...(generated.refused as Outcome[])].map((each) => each.earliest_start);
+    expect(starts).toEqual(starts.toSorted());
+    expect(new Set(starts).size).toBe(252);
+  });
+
   it('refuses a range the wrong way round, longer than a quarter, or in an unknown time zone, naming the field', async () => {
     const refusedFields = (response: Awaited<ReturnType<typeof expected>>) =>
       expectProblemWithStatus<{ violations: { field: string }[] }>(response, 400).violations.map((violation) => violation.field);

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { homeBaseReferences, type HomeBaseClaim, type Referrer, type Violation } from '@rm/contracts';
-import { isRefusal } from '@rm/store';
+import { inWaves, isRefusal } from '@rm/store';
 import { ServiceUnavailable, ValidationProblem } from '../errors.js';
 import { INTERNAL_API_KEY_HEADER, internalApiKeyConfigSpec } from '../internal-api-key.js';
 import { INTERNAL_PATH } from '../openapi.js';
@@ -12,6 +12,9 @@ export const homeBaseClaimsConfigSpec = {
   HOME_BASES_TIMEOUT_MS: { type: 'duration-ms', min: 100, default: 5_000 },
   ...internalApiKeyConfigSpec,
 } as const;
+
+/** Claims dropped or settled side by side, at most, for a write of many. */
+const CLOSES_AT_ONCE = 8;
 
 /** What a write returns: the resource it wrote, whose version settles the claim. */
 interface Written {
@@ -103,12 +106,17 @@ export function createHomeBaseClaims({ baseUrl, timeoutMs, internalApiKey }: Hom
   }
 
   async function writeMany<W extends Written>(caller: ClaimCaller, claimed: readonly ClaimedWrite[], write: () => Promise<W[]>): Promise<W[]> {
-    const claimIds: (string | undefined)[] = [];
+    /** The claims made, each with the index of its resource among those written. */
+    const claims: { claimId: string; index: number }[] = [];
+    const dropAll = () => inWaves(claims, CLOSES_AT_ONCE, ({ claimId }) => close(caller, claimId, undefined));
     try {
-      for (const { referrer, body } of claimed) claimIds.push(await claim(caller, referrer, body));
+      for (const [index, { referrer, body }] of claimed.entries()) {
+        const claimId = await claim(caller, referrer, body);
+        if (claimId !== undefined) claims.push({ claimId, index });
+      }
     } catch (error) {
       // nothing was written: the claims made so far go
-      for (const claimId of claimIds) if (claimId !== undefined) await close(caller, claimId, undefined);
+      await dropAll();
       throw error;
     }
     let written: W[];
@@ -116,18 +124,13 @@ export function createHomeBaseClaims({ baseUrl, timeoutMs, internalApiKey }: Hom
       written = await write();
     } catch (error) {
       // a refusal wrote nothing; after an outage the write may have committed, so the claims stay
-      for (const claimId of claimIds) {
-        if (claimId === undefined) continue;
-        if (isRefusal(error)) await close(caller, claimId, undefined);
-        else caller.log.warn({ claimId }, 'home-base claim left open: the write may have happened');
-      }
+      if (isRefusal(error)) await dropAll();
+      else if (claims.length > 0) caller.log.warn({ claimIds: claims.map(({ claimId }) => claimId) }, 'home-base claims left open: the write may have happened');
       throw error;
     }
     // The answer does not wait for the settlements: the claims hold either way, and one that never
     // settles is only swept later (see the home-bases README).
-    for (const [index, claimId] of claimIds.entries()) {
-      if (claimId !== undefined) void close(caller, claimId, written[index]!.resource.version);
-    }
+    void inWaves(claims, CLOSES_AT_ONCE, ({ claimId, index }) => close(caller, claimId, written[index]!.resource.version));
     return written;
   }
 

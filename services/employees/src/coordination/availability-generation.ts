@@ -13,7 +13,7 @@ import {
 } from '@rm/contracts';
 import { NotFound, problemFromError, ValidationProblem, type TenantQuota } from '@rm/service-kit';
 import { claimCallerOf, type HomeBaseClaims } from '@rm/service-kit/resources';
-import { CREATE_BATCH, entityId, inWaves, newKey, overlapping, ResourceConflictError, type Scope } from '@rm/store';
+import { CREATE_BATCH, entityId, inWaves, isRefusal, newKey, overlapping, ResourceConflictError, type Scope } from '@rm/store';
 import {
   comparedWith,
   expectedShifts,
@@ -73,9 +73,10 @@ export async function listExpectedShifts(parts: GenerationParts, scope: Required
 
 /**
  * `POST /employee/{employee_id}/availability-generation`: creates an availability for every expected shift
- * that none covers, in start order, each as a single create would (its home bases claimed, the tenant's
- * quota, the no-overlap rule under the employee's guard, its own event). So running it again creates
- * nothing; a failure part way leaves what was created, and running it again finishes the rest.
+ * that none covers, in start order, each under the rules of a single create (its home bases claimed, the
+ * tenant's quota, the no-overlap rule under the employee's guard, its own event), up to CREATE_BATCH in one
+ * commit, and one by one where something refuses them. So running it again creates nothing; a failure part
+ * way leaves what was created, and running it again finishes the rest.
  */
 export async function generateAvailabilities(
   parts: GenerationParts,
@@ -100,19 +101,22 @@ async function generateFrom(
 ): Promise<AvailabilityGenerationResult> {
   const result = nothingGenerated();
   const stored = [...held];
-  const segments = segmentsOf(planned(expected, held));
-  for (const [index, segment] of segments.entries()) {
+  let remaining: readonly ExpectedShiftTime[] = expected;
+  while (remaining.length > 0) {
+    // planned again after each part: one sent one by one may have come out otherwise than planned
+    const [segment, ...rest] = segmentsOf(planned(remaining, stored)) as [Step[], ...Step[][]];
     const creates = segment.filter((step) => 'key' in step);
-    if (!(await createTogether(parts, request, scope, creates))) {
-      // from here on, one by one: each create says what stops it (another write's overlap, the quota, a home base)
-      await generateOneByOne(parts, request, scope, segments.slice(index).flat(), stored, result);
-      break;
+    if (await createTogether(parts, request, scope, creates)) {
+      for (const step of segment) {
+        if ('key' in step) result.created.push({ ...step.origin, availability_id: step.key });
+        else result[step.met].push({ ...step.origin, availability_id: step.availability_id });
+      }
+      stored.push(...creates.map((step) => ({ id: step.key, availability: step.shift.availability })));
+    } else {
+      // one by one: each create says what stops it (another write's overlap, the quota, a home base)
+      await generateOneByOne(parts, request, scope, segment, stored, result);
     }
-    for (const step of segment) {
-      if ('key' in step) result.created.push({ ...step.origin, availability_id: step.key });
-      else result[step.met].push({ ...step.origin, availability_id: step.availability_id });
-    }
-    stored.push(...creates.map((step) => ({ id: step.key, availability: step.shift.availability })));
+    remaining = rest.flat().map((step) => step.shift);
   }
   return result;
 }
@@ -147,10 +151,10 @@ function segmentsOf(steps: readonly Step[]): Step[][] {
 }
 
 /**
- * Creates the planned availabilities in one commit of the employee's guard (their home bases claimed
- * first, the tenant's quota room checked): one statement for the guard and one for the documents, where
- * one by one took two each. False when anything refused them: nothing was created then, or, after an
- * outage, perhaps all of them, which the one-by-one creates that follow meet as overlaps.
+ * Creates the planned availabilities in one commit of the employee's guard, their home bases claimed
+ * first and their number reserved in the tenant's quota: a statement for the guard and one per hundred
+ * documents, where one by one took two a document. False when the quota or a refusal (4xx) stopped
+ * them: nothing was created then. A fault (5xx) fails the request, as it would one by one.
  */
 async function createTogether(
   parts: GenerationParts,
@@ -159,17 +163,18 @@ async function createTogether(
   creates: readonly (Step & { key: string })[],
 ): Promise<boolean> {
   if (creates.length === 0) return true;
-  if ((await parts.quota.room(request.auth)) < creates.length) return false;
+  if (!(await parts.quota.reserve(request.auth, creates.length))) return false;
   const bodies = creates.map(({ key, shift }) => ({ key, body: shift.availability }));
   const claimed = bodies.map(({ key, body }) => ({ referrer: referrerOf(scope, key), body }));
   const createAll = async () => (await parts.availabilities.createMany(scope, bodies)).map((resource) => ({ resource }));
   try {
     await parts.homeBases.writeMany(claimCallerOf(request), claimed, createAll);
-  } catch {
+    return true;
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+    parts.quota.release(scope.tenant, creates.length);
     return false;
   }
-  for (const _ of creates) parts.quota.added(scope.tenant);
-  return true;
 }
 
 /** The steps' shifts created one at a time, each compared again with what is stored (`stored`, which grows). */
@@ -237,19 +242,24 @@ export async function generateForTenant(
   const planned: Planned[] = [];
   let creates = 0;
   let passed: string | undefined;
-  for (const employeeId of ids.slice(0, EMPLOYEES_PER_GENERATION)) {
+  // read side by side (three reads each), then taken in id order up to the call's most creates
+  const outcomes = await inWaves(ids.slice(0, EMPLOYEES_PER_GENERATION), GENERATIONS_AT_ONCE, async (employeeId) => ({
+    employeeId,
     // an employee removed meanwhile, or its schedules, is skipped
-    const outcome: Omit<Planned, 'employeeId'> = await expectationsOf(parts, { tenant, parent: employeeId }, query).then(
-      (expectations) => (expectations.scheduled ? { expectations } : {}),
-      (error: unknown) => (error instanceof NotFound ? {} : { problem: refusalOf(error) }),
-    );
+    ...(await expectationsOf(parts, { tenant, parent: employeeId }, query).then(
+      (expectations): Omit<Planned, 'employeeId'> => (expectations.scheduled ? { expectations } : {}),
+      (error: unknown): Omit<Planned, 'employeeId'> => (error instanceof NotFound ? {} : { problem: refusalOf(error) }),
+    )),
+  }));
+  for (const outcome of outcomes) {
+    const { employeeId } = outcome;
     if (outcome.expectations !== undefined) {
       const { expected, held } = outcome.expectations;
       const uncovered = expected.filter((shift) => Object.keys(comparedWith(shift, held)).length === 0).length;
       if (creates + uncovered > MAX_EXPECTED_SHIFTS) break;
       creates += uncovered;
     }
-    if (outcome.expectations !== undefined || outcome.problem !== undefined) planned.push({ employeeId, ...outcome });
+    if (outcome.expectations !== undefined || outcome.problem !== undefined) planned.push(outcome);
     passed = employeeId;
   }
   const employees = await inWaves(planned, GENERATIONS_AT_ONCE, async ({ employeeId, expectations, problem }) => ({
