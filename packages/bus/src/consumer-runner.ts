@@ -7,7 +7,7 @@ import { declareConsumer, DEFAULT_ACK_WAIT_MS, type ConsumerOptions } from './co
 import type { ConsumerMetrics } from './consumer-metrics.js';
 import { declareDeadLetterStream, publishDeadLetter, type DeadLetterRecord } from './dead-letter.js';
 import { defaultTracer } from './message-tracing.js';
-import { handleBatch, recordBatch, type BatchProcessing, type EventHandling, type HandledBatch, type Settle } from './event-batch.js';
+import { handleBatch, recordBatch, type BatchProcessing, type EventHandling, type HandledBatch, type IgnoredEvents, type Settle } from './event-batch.js';
 import { createSignal, pause } from './signal.js';
 
 /** A runner's options: how it applies events (EventHandling), and the rest. */
@@ -20,6 +20,8 @@ export interface ConsumerRunnerSettings extends Omit<ConsumerOptions, 'durable' 
   logger: Logger;
   /** The consumer's ledger of applied versions (@rm/store's `store.appliedVersions(durable)`). */
   applied: AppliedVersions;
+  /** Events acknowledged unhandled, without the ledger (see IgnoredEvents). */
+  ignores?: IgnoredEvents;
   /** Checks each received event against its contract (@rm/contracts' createEventValidator). */
   validate: EventValidator;
   /** Whether an error means the database cannot be reached (@rm/store's isOutage). */
@@ -162,6 +164,7 @@ export function createConsumerRunner(options: ConsumerRunnerOptions): ConsumerRu
   const handling = (options.handleBatch === undefined ? { handle: options.handle } : { handleBatch: options.handleBatch }) as EventHandling;
   const processing: BatchProcessing = {
     ...handling,
+    ...(options.ignores === undefined ? {} : { ignores: options.ignores }),
     settle, applied, validate, isOutage, maxDeliver, nakDelaysMs, concurrency, logger, tracer, deadLetter, untilAvailable, outage,
   };
 

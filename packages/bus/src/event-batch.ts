@@ -50,7 +50,14 @@ export interface Settle {
   nak(msg: JsMsg, delayMs?: number): void;
 }
 
+/**
+ * Events the handler would do nothing with whatever it applied before, so neither late nor early (a first
+ * version that names nothing the consumer keeps): acknowledged as skipped, with no ledger read or write.
+ */
+export type IgnoredEvents = (event: EventEnvelope) => boolean;
+
 export type BatchProcessing = EventHandling & {
+  ignores?: IgnoredEvents;
   settle: Settle;
   applied: AppliedVersions;
   validate: EventValidator;
@@ -139,9 +146,11 @@ async function handleMessages(
     const { event } = parsed;
     const ref = { tenant: event.tenant, entity: entityOfType(event.type), entityId: event.entity_id };
     const eventLog = log.child({ event_id: event.id, event_type: event.type, entity_id: event.entity_id, version: event.version });
-    entries.push({ msg, event, ref, trace, log: eventLog });
+    entries.push({ msg, event, ref, trace, log: eventLog, ...(processing.ignores?.(event) === true ? { outcome: 'skipped' as const } : {}) });
   }
-  const versions = await untilAvailable(() => applied.read(entries.map((entry) => entry.ref)));
+  // the ignored ones are settled as skipped already: the ledger and the handler see the rest
+  const considered = entries.filter((entry) => entry.outcome === undefined);
+  const versions = await untilAvailable(() => applied.read(considered.map((entry) => entry.ref)));
   for (const [key, { version }] of inFlight) versions.set(key, Math.max(version, versions.get(key) ?? 0));
   const raised = new Map<string, EntityVersion>();
 
@@ -199,7 +208,7 @@ async function handleMessages(
   const { handle, handleBatch } = processing;
   if (handleBatch !== undefined) {
     // every event newer than the one before it of its entity, in stream order, in one call
-    const newer = entries.filter((entry) => {
+    const newer = considered.filter((entry) => {
       if (!isNewer(entry)) return false;
       versions.set(entityRefKey(entry.ref), entry.event.version);
       return true;
@@ -231,7 +240,7 @@ async function handleMessages(
   }
 
   if (handle === undefined) throw new TypeError('a consumer needs handle or handleBatch');
-  let waiting = [...Map.groupBy(entries, (entry) => entityRefKey(entry.ref)).values()];
+  let waiting = [...Map.groupBy(considered, (entry) => entityRefKey(entry.ref)).values()];
   while (waiting.length > 0) {
     const interrupted: Entry[][] = [];
     // an unexpected failure of one entity fails the batch, but only once every entity has ended

@@ -23,7 +23,7 @@ export { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from './
 export type { OutboxBacklog } from './outbox-backlog.js';
 export type { ConsumerMetrics, EventOutcome } from './consumer-metrics.js';
 export { createConsumerRunner, type ConsumerRunner, type ConsumerRunnerOptions, type ConsumerRunnerSettings } from './consumer-runner.js';
-export type { BatchCompletion, BatchEventHandler, EventContext, EventHandler, EventHandling } from './event-batch.js';
+export type { BatchCompletion, BatchEventHandler, EventContext, EventHandler, EventHandling, IgnoredEvents } from './event-batch.js';
 export {
   BusError,
   ConsumerDeclarationError,

@@ -177,6 +177,45 @@ describe('consumer runner', () => {
     expect(await derived.findOne({ _id: 'in-order' })).toEqual({ _id: 'in-order', version: 3 });
   });
 
+  it('acknowledges the events it ignores without handing them on, and without reading or raising their versions', async () => {
+    const durable = uniqueName('ignoring');
+    const parts = runnerParts(mongo.db, durable);
+    const prefix = uniqueName('ignored');
+    const [a, b] = [`${prefix}-a`, `${prefix}-b`];
+    const asked: string[] = [];
+    const watched: AppliedVersions = {
+      read: (entities) => (asked.push(...entities.map((entity) => entity.entityId)), parts.applied.read(entities)),
+      record: (applied) => parts.applied.record(applied),
+      ping: () => parts.applied.ping(),
+    };
+    const handled: string[] = [];
+    const runner = createConsumerRunner({
+      js,
+      stream,
+      ...parts,
+      applied: watched,
+      filterSubjects: [`rm.${service}.*.widget.*`],
+      maxDeliver: 3,
+      nakDelaysMs: [50],
+      ignores: (event) => event.version === 1,
+      handle: async (event) => {
+        if (event.entity_id.startsWith(prefix)) handled.push(`${event.entity_id}@${event.version}`);
+      },
+    });
+    runners.push(runner);
+    await runner.start();
+    for (const [entityId, version] of [[a, 1], [a, 2], [b, 1]] as const) {
+      const { subject, event } = widgetEvent(service, entityId, version, version === 1 ? 'created' : 'updated');
+      await publishEvent(js, subject, event);
+    }
+
+    await waitFor('the consumer to settle', async () => handled.length >= 1 && consumerSettled(jsm, stream, durable)());
+    expect(handled).toEqual([`${a}@2`]);
+    expect(asked.filter((entityId) => entityId.startsWith(prefix))).toEqual([a]);
+    const refs = [a, b].map((entityId) => ({ tenant: 'tenant-a', entity: 'widget', entityId }));
+    expect(await parts.applied.read(refs)).toEqual(new Map([[`tenant-a|widget|${a}`, 2]]));
+  });
+
   it('handles a backlog in batches: one ledger read and one write per batch, entities side by side, each in order', async () => {
     const durable = uniqueName('batched');
     const parts = runnerParts(mongo.db, durable);

@@ -5,7 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import type { EntityEvents } from '@rm/contracts';
-import type { ConsumerRunner, EventHandling } from '@rm/bus';
+import type { ConsumerRunner, EventHandling, IgnoredEvents } from '@rm/bus';
 import type { Config, ConfigSpec, CursorCodec, Logger, ReadinessCheck, serviceConfigSpec, TokenVerifier } from '@rm/service-kit';
 import type { Store } from '@rm/store';
 
@@ -88,6 +88,8 @@ export interface ConsumerSettings {
    * engine's inputs), so the runner reads and writes no ledger and hands it every event.
    */
   versions?: 'ledger' | 'handler';
+  /** Events the handler would do nothing with, early or late: acknowledged without a ledger read or write (IgnoredEvents). */
+  ignores?: IgnoredEvents;
 }
 
 /**

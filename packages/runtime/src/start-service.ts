@@ -213,6 +213,7 @@ async function startConsumer(consumer: ConsumerDefinition, parts: ConsumerParts)
     tracer,
     ...(consumer.handleBatch === undefined ? { handle: consumer.handle } : { handleBatch: consumer.handleBatch }),
     applied: consumer.versions === 'handler' ? keptByHandler(store) : store.appliedVersions(consumer.durable),
+    ...(consumer.ignores === undefined ? {} : { ignores: consumer.ignores }),
     // what arrives is checked against the contracts of the entities the consumer asked for
     validate: createEventValidator(consumer.entities),
     isOutage,

@@ -184,7 +184,7 @@ describe('PUT /internal/home-base-claims/{claim_id}', () => {
 
     // an older version changes nothing of the claim, even one that names nothing
     await world.publish(employeeEvent(tenant, emp, 1, undefined, { action: 'created' }));
-    await world.applied(tenant, 'employee', emp, 1);
+    await world.drain(tenant);
     expect(await deleteOf(home)).toEqual({ status: 409, referrers: [pending(emp)], total: 1 });
 
     // the settled version: the claim goes, the employee's own row holds the home base now

@@ -167,7 +167,7 @@ describe('the reference index from other referrers', () => {
     const truck = fresh('truck');
     const data = transportResourceData(truck, 1, undefined, { custom_data: { home_base: { business_id: home }, home_base_id: home } });
     await world.publish(referrerEvent('transport-resource', tenant, truck, 1, data, { action: 'created' }));
-    await world.applied(tenant, 'transport-resource', truck, 1);
+    await world.drain(tenant, 'transport-resource');
     expect(await deleteOf(home!)).toEqual({ status: 204, body: undefined });
   });
 

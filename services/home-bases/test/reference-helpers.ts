@@ -165,10 +165,11 @@ export async function startReferenceWorld(variables: Record<string, string> = {}
   }
 
   async function drain(tenant: string, entity: 'employee' | 'transport-resource' = 'employee'): Promise<void> {
+    // a second version: the consumer ignores a first one that names no home base, and records nothing of it
     const sentinel = `sentinel-${randomUUID()}`;
-    const data = entity === 'employee' ? employeeData(sentinel, 1) : transportResourceData(sentinel, 1);
-    await publish(referrerEvent(entity, tenant, sentinel, 1, data));
-    await applied(tenant, entity, sentinel, 1);
+    const data = entity === 'employee' ? employeeData(sentinel, 2) : transportResourceData(sentinel, 2);
+    await publish(referrerEvent(entity, tenant, sentinel, 2, data));
+    await applied(tenant, entity, sentinel, 2);
   }
 
   return { harness: own.harness, publish, appliedVersion, applied, drain, close: own.close };
