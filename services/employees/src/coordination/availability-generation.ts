@@ -36,8 +36,11 @@ import { claimingCreate } from './claiming-writes.js';
  * more, no call creates more, whichever employee comes first.
  */
 export const MAX_EXPECTED_SHIFTS = MAX_GENERATED_PER_CALL;
-/** Employees generated side by side: each one's creates queue on its guard, as an import's lines of one resource do. */
-const GENERATIONS_AT_ONCE = 16;
+/**
+ * Employees read and generated side by side: a whole page at once (16 left a second wave of 4, 1.25x
+ * against 1.59x the import at 400 employees); each one's creates queue on its guard.
+ */
+const GENERATIONS_AT_ONCE = EMPLOYEES_PER_GENERATION;
 
 export interface GenerationParts {
   employees: EmployeeRepository;
