@@ -178,32 +178,22 @@ describe('consumer runner', () => {
   });
 
   it('acknowledges the events it ignores without handing them on, and without reading or raising their versions', async () => {
-    const durable = uniqueName('ignoring');
-    const parts = runnerParts(mongo.db, durable);
     const prefix = uniqueName('ignored');
     const [a, b] = [`${prefix}-a`, `${prefix}-b`];
+    const ledger = runnerParts(mongo.db, uniqueName('ledger')).applied;
     const asked: string[] = [];
     const watched: AppliedVersions = {
-      read: (entities) => (asked.push(...entities.map((entity) => entity.entityId)), parts.applied.read(entities)),
-      record: (applied) => parts.applied.record(applied),
-      ping: () => parts.applied.ping(),
+      read: (entities) => (asked.push(...entities.map((entity) => entity.entityId)), ledger.read(entities)),
+      record: (applied) => ledger.record(applied),
+      ping: () => ledger.ping(),
     };
     const handled: string[] = [];
-    const runner = createConsumerRunner({
-      js,
-      stream,
-      ...parts,
-      applied: watched,
-      filterSubjects: [`rm.${service}.*.widget.*`],
-      maxDeliver: 3,
-      nakDelaysMs: [50],
-      ignores: (event) => event.version === 1,
-      handle: async (event) => {
+    const durable = await startRunner(
+      async (event) => {
         if (event.entity_id.startsWith(prefix)) handled.push(`${event.entity_id}@${event.version}`);
       },
-    });
-    runners.push(runner);
-    await runner.start();
+      { applied: watched, ignores: (event) => event.version === 1 },
+    );
     for (const [entityId, version] of [[a, 1], [a, 2], [b, 1]] as const) {
       const { subject, event } = widgetEvent(service, entityId, version, version === 1 ? 'created' : 'updated');
       await publishEvent(js, subject, event);
@@ -213,7 +203,7 @@ describe('consumer runner', () => {
     expect(handled).toEqual([`${a}@2`]);
     expect(asked.filter((entityId) => entityId.startsWith(prefix))).toEqual([a]);
     const refs = [a, b].map((entityId) => ({ tenant: 'tenant-a', entity: 'widget', entityId }));
-    expect(await parts.applied.read(refs)).toEqual(new Map([[`tenant-a|widget|${a}`, 2]]));
+    expect(await ledger.read(refs)).toEqual(new Map([[`tenant-a|widget|${a}`, 2]]));
   });
 
   it('handles a backlog in batches: one ledger read and one write per batch, entities side by side, each in order', async () => {
