@@ -52,7 +52,7 @@ export {
   type WrittenResource,
 } from './http.js';
 export { sendJsonArray } from './json-array.js';
-export { createTenantQuota, QuotaReached, type TenantQuota, type TenantQuotaOptions } from './tenant-quota.js';
+export { createTenantQuota, QuotaReached, type Reservation, type TenantQuota, type TenantQuotaOptions } from './tenant-quota.js';
 export { createCursorCodec, type CursorCodec, type CursorPayload } from './cursor.js';
 export {
   pageCursors,

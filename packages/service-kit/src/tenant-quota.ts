@@ -26,15 +26,19 @@ export interface TenantQuota {
   /** Refuses the write (409) when the tenant is at its quota and `adds` says that the write adds a record. */
   admit(auth: AuthContext, adds: () => Promise<boolean>): Promise<void>;
   /**
-   * For a write of many: counts the `records` it adds, if they all fit in the tenant's quota; false (and
+   * For a write of many: counts the `records` it adds, if they all fit in the tenant's quota; undefined (and
    * nothing counted) if not. Counted before the write, so that writes side by side cannot pass the quota
-   * together; one that is then refused gives them back (release), one whose outcome is unknown keeps them.
+   * together; one that is then refused gives them back, one whose outcome is unknown keeps them.
    */
-  reserve(auth: AuthContext, records: number): Promise<boolean>;
-  /** Gives back records reserved for a write that was refused. */
-  release(tenant: string, records: number): void;
+  reserve(auth: AuthContext, records: number): Promise<Reservation | undefined>;
   /** Counts a record that a write of the tenant added. */
   added(tenant: string): void;
+}
+
+/** Records counted for a write of many before it ran. */
+export interface Reservation {
+  /** Gives them back: the write was refused. From the count they were added to, not one read since, which cannot hold them. */
+  release(): void;
 }
 
 export interface TenantQuotaOptions {
@@ -94,15 +98,11 @@ export function createTenantQuota({ limit, kind, count, recountMs = RECOUNT_MS, 
     },
     async reserve({ tenant, limits }, records) {
       const quota = limits?.[limit];
-      if (quota === undefined) return true;
+      if (quota === undefined) return { release: () => undefined };
       const entry = await countOf(tenant, quota);
-      if (entry.records + records > quota) return false;
+      if (entry.records + records > quota) return undefined;
       entry.records += records;
-      return true;
-    },
-    release(tenant, records) {
-      const known = counted.get(tenant);
-      if (known !== undefined) known.records = Math.max(0, known.records - records);
+      return { release: () => void (entry.records -= records) };
     },
     added(tenant) {
       const known = counted.get(tenant);

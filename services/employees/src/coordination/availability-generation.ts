@@ -166,7 +166,8 @@ async function createTogether(
   creates: readonly (Step & { key: string })[],
 ): Promise<boolean> {
   if (creates.length === 0) return true;
-  if (!(await parts.quota.reserve(request.auth, creates.length))) return false;
+  const reserved = await parts.quota.reserve(request.auth, creates.length);
+  if (reserved === undefined) return false;
   const bodies = creates.map(({ key, shift }) => ({ key, body: shift.availability }));
   const claimed = bodies.map(({ key, body }) => ({ referrer: referrerOf(scope, key), body }));
   const createAll = async () => (await parts.availabilities.createMany(scope, bodies)).map((resource) => ({ resource }));
@@ -175,7 +176,7 @@ async function createTogether(
     return true;
   } catch (error) {
     if (!isRefusal(error)) throw error;
-    parts.quota.release(scope.tenant, creates.length);
+    reserved.release();
     return false;
   }
 }
