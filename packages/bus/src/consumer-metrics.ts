@@ -1,4 +1,4 @@
-/** What became of a received event: applied, skipped (its version was applied already), or failed (retried or dead-lettered). */
+/** What became of a received event: applied, skipped (its version was applied already, or the consumer ignores it), or failed (retried or dead-lettered). */
 export type EventOutcome = 'applied' | 'skipped' | 'failed';
 
 /** What a consumer runner reports as it goes, for metrics; the bus itself keeps none. */

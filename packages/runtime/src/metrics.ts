@@ -94,7 +94,7 @@ export function observeConsumers(registry: Registry, jsm: JetStreamManager): Con
   });
   const events = new Counter({
     name: 'rm_consumer_events_total',
-    help: 'Events received, by outcome: applied, skipped (version already applied) or failed (retried or dead-lettered)',
+    help: 'Events received, by outcome: applied, skipped (version already applied, or ignored) or failed (retried or dead-lettered)',
     labelNames: ['consumer', 'outcome'],
     registers: [registry],
   });

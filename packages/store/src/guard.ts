@@ -250,7 +250,10 @@ export function createGuard<Body, Summary>(
         for (const intent of intents) await applyIntent(intent);
         // Applied, an intent of many writes goes: whoever found it later (maintenance, another replica's
         // next commit) would try each write again, a statement each. One write is cheaper tried again.
-        if (writes.length > 1) await guards.updateOne({ _id: id, version } as Filter<GuardDocument>, { $unset: { intents: '', intents_of: '' } });
+        // Best effort: the writes are done, and an intent left behind is only tried again, harmlessly.
+        if (writes.length > 1) {
+          await guards.updateOne({ _id: id, version } as Filter<GuardDocument>, { $unset: { intents: '', intents_of: '' } }).catch(() => undefined);
+        }
         return writes;
       }
       remembered.delete(id);

@@ -51,7 +51,9 @@ function referenceConsumer(durable: string, entities: EntityEvents[], references
     entities,
     // A first version that names no home base, as most creates are, is nothing to the index whenever it
     // comes: its referrer has no row yet, and a claim of a later write goes with that write's own event.
-    // So a bulk load's events cost no ledger statements here; one still comes in when a sweep is due.
+    // So a bulk load's events cost no ledger statements here, but for the batches read while a claim
+    // sweep is due (every 30 s), which go through whole. This holds because a claim names the home bases
+    // of its write's body, which its event carries: a version that names none settles no claim.
     ignores: (event) => !sweepDue() && event.version === 1 && !event.type.endsWith('.deleted') && homeBaseReferences(event.data).length === 0,
     async handle(event) {
       const named = event.type.endsWith('.deleted') ? [] : homeBaseReferences(event.data).map((reference) => reference.business_id);

@@ -155,9 +155,10 @@ function segmentsOf(steps: readonly Step[]): Step[][] {
 
 /**
  * Creates the planned availabilities in one commit of the employee's guard, their home bases claimed
- * first and their number reserved in the tenant's quota: a statement for the guard and one per hundred
- * documents, where one by one took two a document. False when the quota or a refusal (4xx) stopped
- * them: nothing was created then. A fault (5xx) fails the request, as it would one by one.
+ * first and their number reserved in the tenant's quota: two statements for the guard (its commit, and
+ * its intent cleared) and one per hundred documents, where one by one took two a document. False when
+ * the quota or a refusal (4xx) stopped them: nothing was created then. A fault (5xx) fails the request,
+ * as it would one by one.
  */
 async function createTogether(
   parts: GenerationParts,
