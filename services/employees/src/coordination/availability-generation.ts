@@ -107,19 +107,20 @@ async function generateFrom(
   let remaining: readonly ExpectedShiftTime[] = expected;
   while (remaining.length > 0) {
     // planned again after each part: one sent one by one may have come out otherwise than planned
-    const [segment, ...rest] = segmentsOf(planned(remaining, stored)) as [Step[], ...Step[][]];
-    const creates = segment.filter((step) => 'key' in step);
+    const steps = planned(remaining, stored);
+    const part = steps.slice(0, partEnd(steps));
+    const creates = part.filter((step) => 'key' in step);
     if (await createTogether(parts, request, scope, creates)) {
-      for (const step of segment) {
+      for (const step of part) {
         if ('key' in step) result.created.push({ ...step.origin, availability_id: step.key });
         else result[step.met].push({ ...step.origin, availability_id: step.availability_id });
       }
       stored.push(...creates.map((step) => ({ id: step.key, availability: step.shift.availability })));
     } else {
       // one by one: each create says what stops it (another write's overlap, the quota, a home base)
-      await generateOneByOne(parts, request, scope, segment, stored, result);
+      await generateOneByOne(parts, request, scope, part, stored, result);
     }
-    remaining = rest.flat().map((step) => step.shift);
+    remaining = steps.slice(part.length).map((step) => step.shift);
   }
   return result;
 }
@@ -138,19 +139,13 @@ function planned(expected: readonly ExpectedShiftTime[], held: readonly HeldAvai
   });
 }
 
-/** The steps cut so that each part creates at most CREATE_BATCH availabilities, one commit's worth. */
-function segmentsOf(steps: readonly Step[]): Step[][] {
-  const segments: Step[][] = [[]];
+/** Where the first part of the steps ends: before the create past CREATE_BATCH, one commit's worth. */
+function partEnd(steps: readonly Step[]): number {
   let creates = 0;
-  for (const step of steps) {
-    if ('key' in step && creates === CREATE_BATCH) {
-      segments.push([]);
-      creates = 0;
-    }
-    segments.at(-1)!.push(step);
-    if ('key' in step) creates += 1;
+  for (const [index, step] of steps.entries()) {
+    if ('key' in step && (creates += 1) > CREATE_BATCH) return index;
   }
-  return segments;
+  return steps.length;
 }
 
 /**
