@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthOverview } from '../src/operations/health-overview.js';
 import { HEALTH_OVERVIEW_PATH } from '../src/routes/operations.routes.js';
-import { BASE, createClient, startGateway, tokenFor } from './helpers.js';
+import { BASE, signIn, startGateway } from './helpers.js';
 import { startStack, type Stack } from './stack.js';
 
 const ADMIN_TOKEN = 'test-only-operators-token-0123456789abcdef';
@@ -24,8 +24,7 @@ function overview(authorization?: string): Promise<Response> {
 
 describe('the operators\' health overview', () => {
   it('refuses a request without the operators\' token, and an integrator\'s token', async () => {
-    const client = await createClient(stack.gateway.registry);
-    const integratorToken = await tokenFor(stack.gateway, client.clientId, client.secret);
+    const { token: integratorToken } = await signIn(stack.gateway);
     expect((await stack.gateway.fetch(`${BASE}/ping`, { headers: { Authorization: `Bearer ${integratorToken}` } })).status).toBe(200);
 
     for (const authorization of [undefined, `Bearer ${integratorToken}`, `Bearer ${ADMIN_TOKEN}x`, `Basic ${ADMIN_TOKEN}`]) {

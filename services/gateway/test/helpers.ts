@@ -112,6 +112,12 @@ export async function tokenFor(gateway: GatewayHarness, clientId: string, secret
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
+/** A client of a tenant (a new one unless `tenant` is given), signed in: its credentials and a token from the gateway. */
+export async function signIn(gateway: GatewayHarness, tenant?: string): Promise<{ tenant: string; clientId: string; secret: string; token: string }> {
+  const client = await createClient(gateway.registry, tenant);
+  return { ...client, token: await tokenFor(gateway, client.clientId, client.secret) };
+}
+
 export function randomSecret(): string {
   return randomBytes(16).toString('hex');
 }

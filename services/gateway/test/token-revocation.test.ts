@@ -4,7 +4,7 @@ import { testServers, waitFor } from '@rm/testkit';
 import { decodeProtectedHeader } from 'jose';
 import { createRevocationStore, type RevocationStore } from '../src/revocations/revocation-store.js';
 import { hasSigningKey, removeSigningKey } from '../src/store/signing-key-store.js';
-import { BASE, createClient, tokenFor } from './helpers.js';
+import { BASE, createClient, signIn, tokenFor } from './helpers.js';
 import { startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -41,10 +41,9 @@ const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_100));
 
 describe('revoking tokens before they expire', () => {
   it("refuses a client's tokens at the gateway and at every owner, leaves its tenant's other clients alone, and takes its next token", async () => {
-    const first = await createClient(stack.gateway.registry);
-    const sibling = await createClient(stack.gateway.registry, first.tenant);
-    const token = await tokenFor(stack.gateway, first.clientId, first.secret);
-    const siblingToken = await tokenFor(stack.gateway, sibling.clientId, sibling.secret);
+    const first = await signIn(stack.gateway);
+    const { token } = first;
+    const { token: siblingToken } = await signIn(stack.gateway, first.tenant);
     expect(await statuses(token)).toEqual({ gateway: 200, owner: 200 });
 
     await revocations.revoke('client', first.clientId);
@@ -58,11 +57,10 @@ describe('revoking tokens before they expire', () => {
   });
 
   it("refuses every token of a tenant's clients, and no other tenant's", async () => {
-    const one = await createClient(stack.gateway.registry);
-    const two = await createClient(stack.gateway.registry, one.tenant);
-    const other = await createClient(stack.gateway.registry);
-    const tokens = [await tokenFor(stack.gateway, one.clientId, one.secret), await tokenFor(stack.gateway, two.clientId, two.secret)];
-    const otherToken = await tokenFor(stack.gateway, other.clientId, other.secret);
+    const one = await signIn(stack.gateway);
+    const two = await signIn(stack.gateway, one.tenant);
+    const tokens = [one.token, two.token];
+    const { token: otherToken } = await signIn(stack.gateway);
 
     await revocations.revoke('tenant', one.tenant);
     for (const token of tokens) await waitFor("the tenant's revocation everywhere", refusedEverywhere(token), 20_000);
@@ -85,8 +83,7 @@ describe('revoking tokens before they expire', () => {
 
   // last: it takes the stack's signing key away
   it("refuses every token of a revoked signing key everywhere, and signs with another key from then on", async () => {
-    const { clientId, secret } = await createClient(stack.gateway.registry);
-    const token = await tokenFor(stack.gateway, clientId, secret);
+    const { clientId, secret, token } = await signIn(stack.gateway);
     const kid = decodeProtectedHeader(token).kid!;
     const db = mongo.db(stack.gateway.variables.MONGO_DB);
     expect(await hasSigningKey(db, kid)).toBe(true);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '@rm/contracts';
 import { OPERATION_EXAMPLES, type OperationExamples } from '../../src/openapi/examples.js';
-import { BASE, createClient, tokenFor, type GatewayHarness } from '../helpers.js';
+import { BASE, signIn, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 interface Media {
@@ -155,8 +155,7 @@ export function describeApiExamples(stack: () => Stack): void {
   describe('the examples of the API document', () => {
     beforeAll(async () => {
       gateway = stack().gateway;
-      const { clientId, secret } = await createClient(gateway.registry);
-      token = await tokenFor(gateway, clientId, secret);
+      ({ token } = await signIn(gateway));
       const document = (await (await gateway.fetch(`${BASE}/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
       operations = Object.entries(document.paths)
         .flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ ...operation, method, path })))

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, createClient, tokenFor, type GatewayHarness } from '../helpers.js';
+import { BASE, signIn, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 /** Debian's Chromium, as the docs page's tests drive it (docs-page.ts). */
@@ -21,14 +21,13 @@ const DEPOT = { name: 'Depot Board', geo_point: { latitude: 51.05, longitude: 3.
 export function describeBoardPage(stack: () => Stack): void {
   describe("the planner's board", () => {
     let gateway: GatewayHarness;
-    let client: { clientId: string; secret: string };
-    let token: string;
+    let client: { clientId: string; secret: string; token: string };
 
     /** A write through the gateway as the tenant's integrator would make it; its JSON answer. */
     async function write(method: 'PUT' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ id?: string }> {
       const response = await gateway.fetch(`${BASE}${path}`, {
         method,
-        headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: { Authorization: `Bearer ${client.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
@@ -37,8 +36,7 @@ export function describeBoardPage(stack: () => Stack): void {
 
     beforeAll(async () => {
       gateway = stack().gateway;
-      client = await createClient(gateway.registry);
-      token = await tokenFor(gateway, client.clientId, client.secret);
+      client = await signIn(gateway);
     });
 
     it('is served with its assets, by the gateway itself, under a policy that allows nothing from elsewhere', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@rm/testkit';
-import { BASE, createClient, signWithGatewayKey, tokenFor, type GatewayHarness } from '../helpers.js';
+import { BASE, signIn, signWithGatewayKey, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 /** One server-sent event as the feed wrote it; `event` and `data` are absent on an id-only message. */
@@ -106,10 +106,8 @@ export function describeChangeFeed(stack: () => Stack): void {
   describe('GET /changes', () => {
     beforeAll(async () => {
       gateway = stack().gateway;
-      const a = await createClient(gateway.registry);
-      const b = await createClient(gateway.registry);
-      token = await tokenFor(gateway, a.clientId, a.secret);
-      otherToken = await tokenFor(gateway, b.clientId, b.secret);
+      ({ token } = await signIn(gateway));
+      ({ token: otherToken } = await signIn(gateway));
       // the feed reads the owners' streams once they have declared them
       await waitFor('the feed to read every stream', async () => {
         const feed = await openFeed('/changes', token);
@@ -222,8 +220,7 @@ export function describeChangeFeed(stack: () => Stack): void {
     });
 
     it('refuses a tenant more open feeds than it may keep, and admits it again once one closes', async () => {
-      const { clientId, secret } = await createClient(gateway.registry);
-      const limited = await tokenFor(gateway, clientId, secret);
+      const { token: limited } = await signIn(gateway);
       const open: OpenFeed[] = [];
       for (let count = 0; count < 5; count += 1) open.push(await openFeed('/changes', limited));
       expect(open.map((feed) => feed.status)).toEqual([200, 200, 200, 200, 200]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { recordEvents, uniqueName, waitFor, type RecordedEvents } from '@rm/testkit';
-import { BASE, createClient, tokenFor, type GatewayHarness } from '../helpers.js';
+import { BASE, signIn, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 /**
@@ -113,9 +113,7 @@ export function describeHomeBaseReferences(stack: () => Stack): void {
   describe('home-base references', () => {
     beforeAll(async () => {
       gateway = stack().gateway;
-      const client = await createClient(gateway.registry);
-      tenant = client.tenant;
-      token = await tokenFor(gateway, client.clientId, client.secret);
+      ({ tenant, token } = await signIn(gateway));
     });
 
     describe('the delete guard, fed by the other services\' events', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BASE, createClient, tokenFor, type GatewayHarness } from '../helpers.js';
+import { BASE, signIn, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 const ADDRESS = { name: 'Depot Gent', address_line: 'Dok Noord 1', city: 'Gent', zip_code: '9000', country_code: 'BE' };
@@ -38,8 +38,7 @@ export function describeImport(stack: () => Stack): void {
   describe('POST /import', () => {
     beforeAll(async () => {
       gateway = stack().gateway;
-      const client = await createClient(gateway.registry);
-      token = await tokenFor(gateway, client.clientId, client.secret);
+      ({ token } = await signIn(gateway));
     });
 
     it('applies each line as a single call would, and answers one line per line in input order; a bad line fails alone', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BASE, createClient, tokenFor, type GatewayHarness } from '../helpers.js';
+import { BASE, signIn, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 // Read-your-writes across services (issue 28), end to end through the gateway: an employee or a
@@ -29,8 +29,7 @@ export function describeReadYourWrites(stack: () => Stack): void {
   describe('a write naming what was created the moment before', () => {
     beforeAll(async () => {
       gateway = stack().gateway;
-      const client = await createClient(gateway.registry);
-      token = await tokenFor(gateway, client.clientId, client.secret);
+      ({ token } = await signIn(gateway));
     });
 
     it(`succeeds every time: ${PAIRS} employees with an actual, and ${PAIRS} transport resources with a deployment`, { timeout: 180_000 }, async () => {

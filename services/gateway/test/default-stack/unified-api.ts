@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connectTestMongo, createTestIssuer, startSilentServer, testServers, unservedLookups, waitFor } from '@rm/testkit';
-import { AUDIENCE, BASE, createClient, ISSUER, signWithGatewayKey, startGateway, tokenFor, type GatewayHarness } from '../helpers.js';
+import { AUDIENCE, BASE, ISSUER, signIn, signWithGatewayKey, startGateway, type GatewayHarness } from '../helpers.js';
 import type { Stack } from '../stack.js';
 
 const EMPLOYEE = {
@@ -33,10 +33,8 @@ export function describeUnifiedApi(stack: () => Stack): void {
   describe('the unified API', () => {
     beforeAll(async () => {
       gateway = stack().gateway;
-      const a = await createClient(gateway.registry);
-      const b = await createClient(gateway.registry);
-      tokenA = await tokenFor(gateway, a.clientId, a.secret);
-      tokenB = await tokenFor(gateway, b.clientId, b.secret);
+      ({ token: tokenA } = await signIn(gateway));
+      ({ token: tokenB } = await signIn(gateway));
     });
 
     it('is ready when its keys are loaded and it watches the blocks', async () => {
