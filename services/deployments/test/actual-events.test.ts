@@ -134,8 +134,7 @@ describe("an employee's delete", () => {
     const employee = await knownEmployee();
     await alice.put(employee, 'a', actualBody());
     const deleted = employeeEvent(tenant, employee, 2, 'deleted');
-    await world.publish(deleted);
-    await world.applied(tenant, employee, 2);
+    await world.handled(await world.publish(deleted));
     // the same event again beyond the dedup window (another message id), and a newer delete
     await world.publish({ ...deleted, id: randomUUID() });
     await world.employee(tenant, employee, 3, 'deleted');
@@ -183,14 +182,21 @@ describe('the order of employee events', () => {
 
   it('applies the events of one batch in stream order: created, deleted and created again at once', async () => {
     const employee = nextEmployee();
+    const published = [];
     for (const [version, action] of [[1, 'created'], [2, 'deleted'], [3, 'created'], [4, 'deleted']] as const) {
-      await world.publish(employeeEvent(tenant, employee, version, action));
+      published.push(await world.publish(employeeEvent(tenant, employee, version, action)));
     }
-    await world.applied(tenant, employee, 4);
+    await world.handled(published.at(-1)!);
     expect((await alice.list(employee)).statusCode).toBe(404);
   });
 
-  it('records an older state never over a newer one, even past the ledger (KnownResources.apply)', async () => {
+  it("keeps no ledger of the owners' events: KnownResources holds their versions", async () => {
+    const employee = await knownEmployee();
+    const ref = { tenant, entity: EMPLOYEE_EVENTS.entity, entityId: employee };
+    expect(await world.harness.service.store.appliedVersions('deployments-known-employees').read([ref])).toEqual(new Map());
+  });
+
+  it('records an older state never over a newer one (KnownResources.apply)', async () => {
     const { known } = world.harness.service.collections;
     const employee = nextEmployee();
     const isLive = async () => (await known.missingHere(tenant, EMPLOYEE_EVENTS.entity, [employee])).size === 0;
@@ -232,10 +238,10 @@ describe('an employee deleted while its actuals are written', () => {
       // the delete lands among writes under way: after the first new actual, however loaded the machine is
       await waitFor('a first actual written', async () => statuses.includes(201));
       await sleep((round % 4) * 15);
-      await world.publish(employeeEvent(tenant, employee, 2, 'deleted'));
+      return world.publish(employeeEvent(tenant, employee, 2, 'deleted'));
     })();
-    await Promise.all([...Array.from({ length: 8 }, (_, index) => worker(index)), publishing]);
-    await world.applied(tenant, employee, 2);
+    const [deleted] = await Promise.all([publishing, ...Array.from({ length: 8 }, (_, index) => worker(index))]);
+    await world.handled(deleted);
 
     expect(refused, 'the workers ran until the delete refused them').toBe(true);
     expect((await alice.list(employee)).statusCode).toBe(404);

@@ -59,8 +59,7 @@ export async function startDeploymentWorld(options: DeploymentsOptions = {}): Pr
   const { harness } = world;
 
   const transportResource = async (tenant: string, id: string, version = 1, action: EventAction = version === 1 ? 'created' : 'updated') => {
-    await world.publish(transportResourceEvent(tenant, id, version, action));
-    await world.applied(tenant, id, version, 'transport-resource');
+    await world.handled(await world.publish(transportResourceEvent(tenant, id, version, action)), 'transport-resource');
   };
 
   const known = async (tenant: string, { employees = [], trucks = [] }: Partial<Resources>) => {

@@ -5,7 +5,6 @@ import {
   createEventValidator,
   EMPLOYEE_EVENTS,
   entityOfType,
-  entityRefKey,
   eventSubject,
   serviceStream,
   TRANSPORT_RESOURCE_EVENTS,
@@ -154,8 +153,8 @@ export interface DeploymentsWorld {
   harness: DeploymentsHarness;
   /** Publishes an employee or transport-resource event as its service does (`msgID` the event id); refuses an invalid one. */
   publish(event: EventEnvelope): Promise<PubAck>;
-  /** Waits until the consumer has applied the employee (or other `entity`) at `version` or later (its handler has run). */
-  applied(tenant: string, id: string, version: number, entity?: ConsumedEntity): Promise<void>;
+  /** Waits until the consumer of `entity`'s events (employees by default) has handled every one of them up to the `published` one. */
+  handled(published: PubAck, entity?: ConsumedEntity): Promise<void>;
   /** Publishes `employee.<action>` at `version` and waits until it is applied. */
   employee(tenant: string, employeeId: string, version?: number, action?: EventAction): Promise<void>;
   /** Waits until every employee event published before has been handled (a sentinel after them is applied). */
@@ -186,6 +185,7 @@ export async function startDeploymentsWorld(options: DeploymentsOptions = {}): P
   );
   const { harness } = own;
   const js = jetstream(own.nats.nc);
+  const jsm = await jetstreamManager(own.nats.nc);
 
   async function publish(event: EventEnvelope): Promise<PubAck> {
     const check = validate(event);
@@ -195,14 +195,12 @@ export async function startDeploymentsWorld(options: DeploymentsOptions = {}): P
     return js.publish(eventSubject(events, event.tenant, action), JSON.stringify(event), { msgID: event.id });
   }
 
-  async function appliedVersion(tenant: string, id: string, entity: ConsumedEntity = 'employee'): Promise<number> {
-    const ref = { tenant, entity, entityId: id };
-    const versions = await harness.service.store.appliedVersions(CONSUMED[entity].durable).read([ref]);
-    return versions.get(entityRefKey(ref)) ?? 0;
-  }
-
-  async function applied(tenant: string, id: string, version: number, entity: ConsumedEntity = 'employee'): Promise<void> {
-    await waitFor(`${entity} ${id} at version ${version} applied`, async () => (await appliedVersion(tenant, id, entity)) >= version);
+  // the consumer acknowledges an event once its handler has run; its ack floor is the last of a run of acknowledged ones
+  async function handled(published: PubAck, entity: ConsumedEntity = 'employee'): Promise<void> {
+    // the runtime names a durable after its database too (startConsumer)
+    const durable = `${CONSUMED[entity].durable}-${harness.env.variables.MONGO_DB}`;
+    const acknowledged = async () => (await jsm.consumers.info(published.stream, durable)).ack_floor.stream_seq;
+    await waitFor(`the ${entity} events up to ${published.seq} handled`, async () => (await acknowledged()) >= published.seq);
   }
 
   const eventsOf = (tenant: string, entityId?: string) =>
@@ -211,22 +209,18 @@ export async function startDeploymentsWorld(options: DeploymentsOptions = {}): P
   return {
     harness,
     publish,
-    applied,
+    handled,
     async employee(tenant, employeeId, version = 1, action = version === 1 ? 'created' : 'updated') {
-      await publish(employeeEvent(tenant, employeeId, version, action));
-      await applied(tenant, employeeId, version);
+      await handled(await publish(employeeEvent(tenant, employeeId, version, action)));
     },
     async drain(tenant) {
-      const sentinel = `sentinel-${randomUUID()}`;
-      await publish(employeeEvent(tenant, sentinel, 1, 'created'));
-      await applied(tenant, sentinel, 1);
+      await handled(await publish(employeeEvent(tenant, `sentinel-${randomUUID()}`, 1, 'created')));
     },
     eventsOf,
     async settle(tenant) {
       // an actual of an employee of its own, whose event comes after every event committed before it
       const employeeId = `sentinel-${randomUUID()}`;
-      await publish(employeeEvent(tenant, employeeId, 1, 'created'));
-      await applied(tenant, employeeId, 1);
+      await handled(await publish(employeeEvent(tenant, employeeId, 1, 'created')));
       const headers = await harness.as(tenant);
       const url = `${BASE}/means/${employeeId}/actual/a`;
       const response = await harness.app.inject({ method: 'PUT', url, headers, payload: actualBody() });

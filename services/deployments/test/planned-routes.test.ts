@@ -185,9 +185,8 @@ describe('an external deployment beside a planned one', () => {
 async function knownTruck(id: string): Promise<void> {
   const event = transportResourceEvent(tenant, id, 1, 'created');
   await jetstream(nats.nc).publish(eventSubject(TRANSPORT_RESOURCE_EVENTS, tenant, 'created'), JSON.stringify(event), { msgID: event.id });
-  const ref = { tenant, entity: TRANSPORT_RESOURCE_EVENTS.entity, entityId: id };
-  const ledger = world.harness.service.store.appliedVersions('deployments-known-transport-resources');
-  await waitFor(`truck ${id} known`, async () => (await ledger.read([ref])).has(entityRefKey(ref)));
+  const { known } = world.harness.service.collections;
+  await waitFor(`truck ${id} known`, async () => (await known.missingHere(tenant, TRANSPORT_RESOURCE_EVENTS.entity, [id])).size === 0);
 }
 
 describe('npm run planning', () => {
