@@ -96,9 +96,11 @@ function knownResourceConsumer(
   return {
     durable,
     entities: [entities],
-    // KnownResources keeps each resource's version (an older event never lands on a newer one), and the
-    // removal is done again harmlessly: no ledger, whose read and upsert per event were a seventh of a bulk
-    // load's statements (bench/README.md)
+    // No ledger, whose read and upsert per event were a seventh of a bulk load's row operations
+    // (bench/README.md): KnownResources keeps each resource's version (an older event never lands on a
+    // newer one), and a delete handled again removes what a first delivery would, nothing more (writes
+    // naming the resource were refused meanwhile; one that learns from the owner that it is back while
+    // the removal runs is the race a first delivery has too)
     versions: 'handler',
     async handle(event) {
       await known.apply(event, entities.entity);

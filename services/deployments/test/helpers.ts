@@ -195,7 +195,8 @@ export async function startDeploymentsWorld(options: DeploymentsOptions = {}): P
     return js.publish(eventSubject(events, event.tenant, action), JSON.stringify(event), { msgID: event.id });
   }
 
-  // the consumer acknowledges an event once its handler has run; its ack floor is the last of a run of acknowledged ones
+  // the consumer acknowledges an event once its handler has run (or terminates it, dead-lettered); its ack
+  // floor is the last of a run of settled ones, so an earlier event retried later holds it back
   async function handled(published: PubAck, entity: ConsumedEntity = 'employee'): Promise<void> {
     // the runtime names a durable after its database too (startConsumer)
     const durable = `${CONSUMED[entity].durable}-${harness.env.variables.MONGO_DB}`;

@@ -328,7 +328,8 @@ describe('exact matching on small random instances', () => {
  * have fractional vertices: the ways of fixing the levels between stages must all reach the same optimum.
  * The instances come from a fixed seed: solved with no time limit, one random instance in some hundreds
  * is a hard model that takes minutes (40 of seed 6 take about 6 s in all, the slowest 0.8 s; over 12
- * seeds the slowest of 40 took 0.8 to 7.7 s, and in one CI run an unseeded set outlasted 120 s).
+ * seeds the slowest of 40 took 0.8 to 7.7 s, and in one CI run an unseeded set outlasted 120 s). A
+ * fast-check upgrade may draw other instances from it: check their time, and that some are fractional.
  */
 const crowded = fc
   .record({
