@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { AppliedVersions } from '@rm/contracts';
 import { connectTestMongo, connectTestNats, uniqueName, waitFor, type TestMongo, type TestNats } from '@rm/testkit';
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createConsumerRunner,
@@ -86,6 +87,28 @@ describe('consumer runner', () => {
     expect(attempts).toEqual([1, 2]);
     expect(await handled.all()).toEqual([{ event_id: event.id, entity_id: 'flaky', version: 1, delivery: 2 }]);
     expect(await readDeadLetter(jsm, durable)).toBeUndefined();
+  });
+
+  it("logs a failed event with the message's and the event's fields, and gives its handler a logger with them", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const durable = await startRunner(
+      only('logged', async (_event, context) => {
+        context.logger.info('handling');
+        if (context.deliveryCount === 1) throw new Error('briefly unable to apply');
+      }),
+      { logger },
+    );
+    const { subject, event } = widgetEvent(service, 'logged', 1, 'created');
+    await publishEvent(js, subject, event);
+
+    await waitFor('the consumer to settle', consumerSettled(jsm, stream, durable));
+    const fields = { subject, stream_sequence: expect.any(Number), event_id: event.id, event_type: event.type, entity_id: 'logged', version: 1 };
+    expect(lines.filter((line) => line.msg === 'handling')).toEqual([
+      expect.objectContaining({ ...fields, deliveries: 1 }),
+      expect.objectContaining({ ...fields, deliveries: 2 }),
+    ]);
+    expect(lines.filter((line) => line.msg === 'event handling failed, will retry')).toEqual([expect.objectContaining({ ...fields, deliveries: 1, delay_ms: 50 })]);
   });
 
   it('ends an event whose consumer always throws in a dead-letter record, after maxDeliver attempts', async () => {
