@@ -7,6 +7,7 @@ import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
 import { describe, expect, test } from 'vitest';
 import { findFreePort, loadTestkitConfig, startMongoServer, startRunServers, uniqueName, waitFor } from '../src/index.js';
+import { ferretdbConnectionUrl } from '../src/ferretdb-storage.js';
 import { findMongoBinary } from '../src/mongo-server.js';
 
 const ORPHANED_SERVER = fileURLToPath(new URL('./fixtures/orphaned-mongo-server.fixture.ts', import.meta.url));
@@ -15,15 +16,24 @@ const config = loadTestkitConfig();
 const runsFerretdb = (await findMongoBinary(config))?.kind === 'ferretdb';
 const POSTGRES_BACKEND = /^PostgreSQL \d+\.\d+ \(database (rm_test_[a-z0-9_]+)\)$/;
 
-async function postgresDatabases(): Promise<string[]> {
+async function postgresQuery<Row extends object>(sql: string, parameters: unknown[] = []): Promise<Row[]> {
   const client = new Client({ connectionString: config.postgresUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database');
-    return rows.map((row) => row.datname);
+    return (await client.query<Row>(sql, parameters)).rows;
   } finally {
     await client.end();
   }
+}
+
+async function postgresDatabases(): Promise<string[]> {
+  return (await postgresQuery<{ datname: string }>('SELECT datname FROM pg_database')).map((row) => row.datname);
+}
+
+/** Whether each connection to `database` is encrypted. */
+async function connectionsEncrypted(database: string): Promise<boolean[]> {
+  const rows = await postgresQuery<{ ssl: boolean }>('SELECT ssl FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE datname = $1', [database]);
+  return rows.map((row) => row.ssl);
 }
 
 function databaseOf(backend: string | undefined): string {
@@ -49,6 +59,17 @@ async function storesAndReturnsADocument(url: string): Promise<void> {
   }
 }
 
+describe("FerretDB's PostgreSQL URL", () => {
+  test('asks for no TLS to a server on this machine, and a pool limit, unless the URL says otherwise', () => {
+    const options = (url: string) => Object.fromEntries(new URL(ferretdbConnectionUrl(url)).searchParams);
+    expect(options('postgres://postgres@127.0.0.1:5432/rm_test_a')).toEqual({ sslmode: 'disable', pool_max_conns: '48' });
+    expect(options('postgres://postgres@localhost/rm_test_a')).toEqual({ sslmode: 'disable', pool_max_conns: '48' });
+    expect(options('postgres://postgres@[::1]:5432/rm_test_a')).toEqual({ sslmode: 'disable', pool_max_conns: '48' });
+    expect(options('postgres://ci@db.internal:5432/rm_test_a')).toEqual({ pool_max_conns: '48' });
+    expect(options('postgres://postgres@127.0.0.1/rm_test_a?sslmode=require&pool_max_conns=20')).toEqual({ sslmode: 'require', pool_max_conns: '20' });
+  });
+});
+
 describe.skipIf(!runsFerretdb)('FerretDB started by the testkit', () => {
   test('runs on a PostgreSQL database of its own, dropped by stop()', async () => {
     const server = await startMongoServer(config);
@@ -58,6 +79,9 @@ describe.skipIf(!runsFerretdb)('FerretDB started by the testkit', () => {
       expect(server.description).toContain(`on ${server.backend} at 127.0.0.1:`);
       expect(await postgresDatabases()).toContain(database);
       await storesAndReturnsADocument(server.url);
+      // over loopback, without TLS (see ferretdbConnectionUrl)
+      expect(await connectionsEncrypted(database)).toContain(false);
+      expect(await connectionsEncrypted(database)).not.toContain(true);
     } finally {
       await server.stop();
     }
