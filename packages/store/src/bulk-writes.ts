@@ -17,11 +17,14 @@ export interface BulkCounts {
   upserted: number;
 }
 
-/** Runs bulk writes in chunks (of BULK_CHUNK unless `chunk` says: inserts may take more, see item-writes.ts). */
+/**
+ * Runs bulk writes in chunks (of BULK_CHUNK unless `chunk` says: inserts may take more, see
+ * item-writes.ts), each chunk ordered (it stops at its first failure) unless `ordered` is false.
+ */
 export type BulkWrites = <T extends Document>(
   collection: Collection<T>,
   operations: AnyBulkWriteOperation<T>[],
-  options?: { chunk?: number },
+  options?: { chunk?: number; ordered?: boolean },
 ) => Promise<BulkCounts>;
 
 /** Runs bulk writes in chunks, one chunk at a time across everything that shares it. */
@@ -32,11 +35,11 @@ export function createBulkWrites(): BulkWrites {
     tail = run.catch(() => undefined);
     return run;
   };
-  return async (collection, operations, { chunk: chunkSize = BULK_CHUNK } = {}) => {
+  return async (collection, operations, { chunk: chunkSize = BULK_CHUNK, ordered = true } = {}) => {
     const counts: BulkCounts = { matched: 0, modified: 0, upserted: 0 };
     for (let start = 0; start < operations.length; start += chunkSize) {
       const chunk = operations.slice(start, start + chunkSize);
-      const result = await oneAtATime(() => collection.bulkWrite(chunk, { ordered: true }));
+      const result = await oneAtATime(() => collection.bulkWrite(chunk, { ordered }));
       counts.matched += result.matchedCount;
       counts.modified += result.modifiedCount;
       counts.upserted += result.upsertedCount;

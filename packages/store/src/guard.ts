@@ -1,8 +1,10 @@
 import { Binary, BSON, type Db, type Filter } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
+import type { BulkWrites } from './bulk-writes.js';
 import type { DocumentLocks } from './document-locks.js';
 import { documentId, fromJsonText, lockKey, type JsonText, type Scope } from './document.js';
-import { ConcurrentWriteError, isDuplicateKeyError, ResourceConflictError, TooManyItemsError } from './errors.js';
+import { ConcurrentWriteError, ResourceConflictError, TooManyItemsError } from './errors.js';
+import { createGroupedInsert } from './grouped-inserts.js';
 import type { ItemWrite, ItemWriter } from './item-writes.js';
 
 /**
@@ -135,10 +137,13 @@ export function createGuard<Body, Summary>(
     definition: GuardDefinition<Body, Summary>;
     writer: ItemWriter<Body>;
     locks: DocumentLocks;
+    bulk: BulkWrites;
   },
 ): Guard<Body> {
-  const { collection, entity, parentEntity, definition, writer, locks } = options;
+  const { collection, entity, parentEntity, definition, writer, locks, bulk } = options;
   const guards = db.collection<GuardDocument>(GUARDS_COLLECTION);
+  // the first guards of parents written side by side (an import's lines) share their statements
+  const insertGuard = createGroupedInsert(guards, bulk);
   const settled = new Set<string>();
   const remembered = new Map<string, GuardState>();
   const guardId = (scope: Scope) => `${collection}/${documentId({ tenant: scope.tenant, key: scope.parent ?? '' })}`;
@@ -192,15 +197,7 @@ export function createGuard<Body, Summary>(
 
   /** Stores the new guard, if the database still holds the version it was decided on; false if not. */
   async function commitGuard(id: string, current: GuardState | null, next: Omit<GuardDocument, '_id' | 'collection' | 'version'>): Promise<boolean> {
-    if (current === null) {
-      try {
-        await guards.insertOne({ _id: id, collection, version: 1, ...next });
-        return true;
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
-    }
+    if (current === null) return insertGuard({ _id: id, collection, version: 1, ...next });
     const set = Object.fromEntries(Object.entries({ ...next, version: current.version + 1 }).filter(([, value]) => value !== undefined));
     const unset = Object.fromEntries((['intents', 'intents_of', 'sealed'] as const).filter((field) => next[field] === undefined).map((field) => [field, '' as const]));
     const { matchedCount } = await guards.updateOne({ _id: id, version: current.version } as Filter<GuardDocument>, {

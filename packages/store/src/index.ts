@@ -35,6 +35,7 @@ export { APPLIED_VERSIONS_COLLECTION } from './applied-versions.js';
 export { createDocumentLocks, type DocumentLocks } from './document-locks.js';
 export { inWaves } from './in-waves.js';
 export { bucketsOf, inListOrder, keyBetween, listPosition } from './list-buckets.js';
+export type { GroupedInsert } from './grouped-inserts.js';
 export { setIfNewer } from './newer-state.js';
 export {
   IDEMPOTENCY_KEY_TTL_MS,

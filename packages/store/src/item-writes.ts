@@ -3,6 +3,7 @@ import type { PendingEvents } from '@rm/contracts';
 import type { BulkWrites } from './bulk-writes.js';
 import { fromStoredEvent, OUTBOX_FIELD, OUTBOX_WAITING_FIELD, type StoredDocument, type StoredEvent } from './document.js';
 import { isDuplicateKeyError } from './errors.js';
+import { createGroupedInsert } from './grouped-inserts.js';
 import { inWaves } from './in-waves.js';
 
 /**
@@ -55,18 +56,15 @@ export function createItemWriter<Body>(
   { bulk, notify }: { bulk: BulkWrites; notify: NotifyCommit | undefined },
 ): ItemWriter<Body> {
   const outbox = notify !== undefined;
+  // creates side by side (an import's lines) share their statements
+  const insertOne = createGroupedInsert(collection, bulk);
   const committed = (documentId: string, events: StoredEvent[] | undefined) => {
     if (events !== undefined && events.length > 0) notify?.({ collection: collection.collectionName, documentId, events: events.map(fromStoredEvent) });
   };
 
   async function applyOne(write: ItemWrite<Body>): Promise<boolean> {
     if (write.from === 0) {
-      try {
-        await collection.insertOne(documentOf(write, outbox));
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
+      if (!(await insertOne(documentOf(write, outbox)))) return false;
       committed(write._id, [write.event]);
       return true;
     }

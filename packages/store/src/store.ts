@@ -6,6 +6,7 @@ import { createDocumentLocks } from './document-locks.js';
 import type { StoredDocument } from './document.js';
 import { StoreUsageError } from './errors.js';
 import { createEventBuilder } from './event-builder.js';
+import { createGroupedInsert, type GroupedInsert } from './grouped-inserts.js';
 import { createGuard, GUARDS_COLLECTION, NO_INVARIANT, STALE_INTENTS_INDEX, type Guard, type GuardDefinition } from './guard.js';
 import { createIdempotencyKeys, IDEMPOTENCY_EXPIRY_INDEX, IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENCY_KEYS_COLLECTION } from './idempotent-creates.js';
 import { declareIndexes } from './indexes.js';
@@ -39,6 +40,8 @@ export interface Store {
    * indexes are declared with the others'.
    */
   plainCollection<T extends Document>(name: string, indexes: IndexDescription[]): Collection<T>;
+  /** Inserts into one of them, many documents per statement while writes come side by side (grouped-inserts.ts). */
+  groupedInsert<T extends Document>(collection: Collection<T>): GroupedInsert<T>;
   /** What the relay reads, is handed and clears. */
   readonly outbox: OutboxSource;
   /** The applied-versions ledger of a durable consumer. */
@@ -93,6 +96,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
             definition: guardDefinition,
             writer,
             locks,
+            bulk,
           });
     // each event is checked against its entity's contract when it is written (STYLE 7)
     const validate = createEventValidator([definition.events]);
@@ -140,6 +144,7 @@ export function createStore(db: Db, options: StoreOptions): Store {
     db,
     collection,
     plainCollection,
+    groupedInsert: (plain) => createGroupedInsert(plain, bulk),
     outbox,
     appliedVersions: (durable) => createAppliedVersions(db, durable, bulk),
     async declareIndexes() {
