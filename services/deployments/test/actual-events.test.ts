@@ -208,6 +208,16 @@ describe('the order of employee events', () => {
     await known.apply(employeeEvent(tenant, employee, 3, 'deleted'), EMPLOYEE_EVENTS.entity); // the same version: kept
     expect(await isLive()).toBe(true);
   });
+
+  it('records first versions handed over side by side, many per statement, each on its own', async () => {
+    const { known } = world.harness.service.collections;
+    const employees = Array.from({ length: 40 }, () => nextEmployee());
+    const [deletedFirst, liveBefore] = employees as [string, string];
+    await known.apply(employeeEvent(tenant, deletedFirst, 2, 'deleted'), EMPLOYEE_EVENTS.entity);
+    await known.apply(employeeEvent(tenant, liveBefore, 1, 'created'), EMPLOYEE_EVENTS.entity);
+    await Promise.all(employees.map((employee) => known.apply(employeeEvent(tenant, employee, 1, 'created'), EMPLOYEE_EVENTS.entity)));
+    expect(await known.missingHere(tenant, EMPLOYEE_EVENTS.entity, employees)).toEqual(new Set([deletedFirst]));
+  });
 });
 
 describe('an employee deleted while its actuals are written', () => {

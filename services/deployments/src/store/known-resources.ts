@@ -29,11 +29,19 @@ const knownId = (tenant: string, entity: string, id: string) => `${tenant}|${ent
 
 export function createKnownResources(store: Store): KnownResources {
   const known = store.plainCollection<KnownResource>('known_resources', []);
+  const insert = store.groupedInsert(known);
 
   return {
     async apply(event, entity) {
+      const _id = knownId(event.tenant, entity, event.entity_id);
       const deleted = event.type.endsWith('.deleted');
-      await setIfNewer(known, knownId(event.tenant, entity, event.entity_id), event.version, { deleted }, { create: true });
+      // A first version goes in with others (a bulk load's resources, many per statement), where an
+      // upsert reads before it writes; found there already, it holds this version or a newer one.
+      if (event.version === 1 && !deleted) {
+        await insert({ _id, version: 1, deleted: false });
+        return;
+      }
+      await setIfNewer(known, _id, event.version, { deleted }, { create: true });
     },
     async recordLive(tenant, entity, id, version) {
       await orUnavailable(() => setIfNewer(known, knownId(tenant, entity, id), version, { deleted: false }, { create: true }));
