@@ -45,8 +45,10 @@ export async function* followChanges(open: (query: URLSearchParams, signal: Abor
   let position = options.after;
   const stopped = () => options.signal?.aborted === true;
   while (!stopped()) {
+    // the caller's abort ends this connection through its own controller (see serverSentEvents)
     const connection = new AbortController();
-    const signal = options.signal === undefined ? connection.signal : AbortSignal.any([options.signal, connection.signal]);
+    const stop = () => connection.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
     const query = new URLSearchParams();
     if (options.types !== undefined) query.set('types', options.types.join(','));
     if (position !== undefined) query.set('after', position);
@@ -57,10 +59,10 @@ export async function* followChanges(open: (query: URLSearchParams, signal: Abor
     };
     try {
       heard();
-      const response = await open(query, signal);
+      const response = await open(query, connection.signal);
       if (!response.ok) throw await ApiError.of(response, 'changes');
       options.onConnection?.(true);
-      for await (const block of serverSentEvents(response.body!)) {
+      for await (const block of serverSentEvents(response.body!, connection.signal)) {
         heard();
         if (block.id !== undefined) position = block.id;
         if (block.data !== undefined) yield { position: position!, event: JSON.parse(block.data) as ChangeEvent };
@@ -73,6 +75,7 @@ export async function* followChanges(open: (query: URLSearchParams, signal: Abor
       }
       // a lost connection: opened again from the last position
     } finally {
+      options.signal?.removeEventListener('abort', stop);
       clearTimeout(silence);
       connection.abort();
     }
@@ -85,11 +88,29 @@ export async function* followChanges(open: (query: URLSearchParams, signal: Abor
 /**
  * The blocks of a `text/event-stream` (WHATWG HTML §9.2.6), comments left out. Unlike an EventSource it
  * also yields a block with an id and no data: the feed's heartbeat moves the position on with one.
+ * `signal` cancels the body, which closes its connection: the request's own signal does not always
+ * reach it, since undici's Request follows the signal it was given through a weak reference that
+ * garbage collection may clear (a feed stopped after a reconnect stayed open until undici's body
+ * timeout, 300 s, in the import-under-crashes scenario).
  */
-export async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncIterable<ServerSentEvent> {
+export async function* serverSentEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncIterable<ServerSentEvent> {
   let pending = '';
   let block: ServerSentEvent = {};
-  for await (const text of body.pipeThrough(new TextDecoderStream())) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  if (signal?.aborted === true) cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      yield* blocksOf(read.value);
+    }
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    // read to its end, or left early by the caller: either way the connection is closed
+    cancel();
+  }
+
+  function* blocksOf(text: string): Iterable<ServerSentEvent> {
     pending += text;
     const lines = pending.split(/\r\n|\r|\n/);
     pending = lines.pop()!;
