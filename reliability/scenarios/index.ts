@@ -4,6 +4,7 @@ import { crashUnderLoad } from './crash-under-load.ts';
 import { forgedEvents } from './forged-events.ts';
 import { headerRedos } from './header-redos.ts';
 import { hostileInput } from './hostile-input.ts';
+import { importUnderCrashes } from './import-under-crashes.ts';
 import { races } from './races.ts';
 import { rateLimitFairness } from './rate-limit-fairness.ts';
 import { serversRestarted } from './servers-restarted.ts';
@@ -25,6 +26,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'slow-headers': async (runStack, size) => slowHeaders(await runStack(), size),
   'spoofed-forwarded-for': async (runStack) => spoofedForwardedFor(await runStack()),
   'crash-under-load': async (runStack, size) => crashUnderLoad(await runStack(), size),
+  'import-under-crashes': async (runStack, size) => importUnderCrashes(await runStack(), size),
   // on servers of its own, which it stops: the run's stack is not used
   'servers-restarted': (_runStack, size) => serversRestarted(size),
 };
