@@ -218,6 +218,31 @@ describe('deliveries', () => {
     }
   });
 
+  it('delivers every change once to a receiver that was dead across several retries, once it is back (issue 29, scaled down)', async () => {
+    // its own service, with the default retry period and a first retry 50 ms after the first attempt
+    // (then 0.2, 0.8, 3.2 s later, ±25 %): an hour of a dead receiver, in seconds
+    const own = await startWebhooks({ WEBHOOK_RETRY_FIRST_DELAY_MS: '50' });
+    try {
+      const tenant = freshTenant();
+      let up = false;
+      const statuses: number[] = [];
+      const hook = await receiver((count) => (statuses[count - 1] = up ? 204 : 503));
+      await subscribe(tenant, 'dead-a-while', hook.url, ['employee.*'], own);
+      const published: { id: string }[] = [];
+      for (let n = 0; n < 10; n += 1) published.push(await events.publish(tenant, `dead-${n}`));
+      const attemptsOf = (id: string) => webhookIds(hook.received).filter((received) => received === id).length;
+      await waitFor('each change tried and refused twice', async () => published.every((event) => attemptsOf(event.id) >= 2));
+
+      up = true;
+      const delivered = () => webhookIds(hook.received.filter((_, index) => statuses[index] === 204));
+      await waitFor('every change delivered', async () => delivered().length >= published.length);
+      await waitFor('nothing left to deliver', async () => (await pendingDeliveries(own)) === 0);
+      expect(delivered().toSorted()).toEqual(published.map((event) => event.id).toSorted());
+    } finally {
+      await own.close();
+    }
+  });
+
   it("delivers a tenant's changes while another tenant's receiver hangs", async () => {
     const slow = freshTenant();
     const quick = freshTenant();
