@@ -19,7 +19,8 @@ export interface BulkCounts {
 
 /**
  * Runs bulk writes in chunks (of BULK_CHUNK unless `chunk` says: inserts may take more, see
- * item-writes.ts), each chunk ordered (it stops at its first failure) unless `ordered` is false.
+ * item-writes.ts), each chunk ordered (it stops at its first failure) unless `ordered` is false; either
+ * way a chunk that fails stops the chunks after it, and the indexes of its write errors are the chunk's.
  */
 export type BulkWrites = <T extends Document>(
   collection: Collection<T>,

@@ -1,4 +1,4 @@
-import { MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
 
 /**
  * Errors of the store. `statusCode` lets the HTTP layer answer them as they are (below 500: shown),
@@ -109,11 +109,13 @@ export function isRefusal(error: unknown): boolean {
 /**
  * The database cannot be reached (network, no server selectable, client closed): worth a retry. The
  * store's own DatabaseUnavailableError counts, and so does any error caused by an outage, so that a
- * consumer whose handler writes through the store waits out the outage too.
+ * consumer whose handler writes through the store waits out the outage too. A bulk write wraps the
+ * error that stopped it in a MongoBulkWriteError (driver 7), keeping it as `errorResponse`.
  */
 export function isOutage(error: unknown): boolean {
   return (
     error instanceof DatabaseUnavailableError ||
+    (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error && isOutage(error.errorResponse)) ||
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNotConnectedError ||

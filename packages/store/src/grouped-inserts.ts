@@ -1,4 +1,4 @@
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type AnyBulkWriteOperation, type Collection, type Document, type OptionalUnlessRequiredId, type WriteError } from 'mongodb';
 import type { BulkWrites } from './bulk-writes.js';
 import { DUPLICATE_KEY, isDuplicateKeyError } from './errors.js';
 
@@ -43,13 +43,14 @@ export function createGroupedInsert<T extends Document>(collection: Collection<T
       await bulk(collection, group.map(({ document }) => ({ insertOne: { document } }) as AnyBulkWriteOperation<T>), { chunk: GROUP_LIMIT, ordered: false });
       for (const each of group) each.resolve(true);
     } catch (error) {
-      const failed = failedIndexes(error);
+      const failed = writeErrorsByIndex(error);
       group.forEach((each, index) => {
         const failure = failed?.get(index);
         if (failed === undefined) each.reject(error);
         else if (failure === undefined) each.resolve(true);
-        else if (failure === DUPLICATE_KEY) each.resolve(false);
-        else each.reject(error);
+        else if (failure.code === DUPLICATE_KEY) each.resolve(false);
+        // its own error: the bulk error carries the first document's code and message, whichever failed
+        else each.reject(new MongoServerError({ message: failure.errmsg ?? 'the insert was refused', code: failure.code, errInfo: failure.errInfo }));
       });
     }
   }
@@ -74,10 +75,13 @@ export function createGroupedInsert<T extends Document>(collection: Collection<T
     });
 }
 
-/** The code of each document an unordered bulk insert refused, by its index; undefined when the statement failed as a whole. */
-function failedIndexes(error: unknown): Map<number, unknown> | undefined {
+/**
+ * The error of each document an unordered bulk insert refused, by its index; undefined when the statement
+ * failed as a whole (a MongoBulkWriteError with no write errors wraps what stopped it: see isOutage).
+ */
+function writeErrorsByIndex(error: unknown): Map<number, WriteError> | undefined {
   if (!(error instanceof MongoBulkWriteError)) return undefined;
   const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
   if (writeErrors.length === 0) return undefined;
-  return new Map(writeErrors.map((writeError) => [writeError.index, writeError.code]));
+  return new Map(writeErrors.map((writeError) => [writeError.index, writeError]));
 }

@@ -1,4 +1,4 @@
-import { MongoNetworkError, MongoServerError } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError, ignoreNotFound, isOutage, ResourceNotFoundError } from '../src/index.js';
 
@@ -8,6 +8,9 @@ describe('isOutage', () => {
     expect(isOutage(network)).toBe(true);
     expect(isOutage(new DatabaseUnavailableError('the database cannot be reached', { cause: network }))).toBe(true);
     expect(isOutage(new Error('handler failed', { cause: new DatabaseUnavailableError('gone') }))).toBe(true);
+    // a bulk write (many inserts at once) stopped by the network: the driver wraps the error
+    expect(isOutage(new MongoBulkWriteError(network, {} as never))).toBe(true);
+    expect(isOutage(new MongoBulkWriteError({ message: 'E11000 duplicate key', code: 11000, writeErrors: [] }, {} as never))).toBe(false);
   });
 
   it('takes a server that cannot serve right now: MongoDB shutting down or stepping down, FerretDB without PostgreSQL', () => {

@@ -1,7 +1,8 @@
-import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, MongoNetworkError, type CommandStartedEvent, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServers, uniqueName } from '@rm/testkit';
 import { createBulkWrites } from '../src/bulk-writes.js';
+import { isDuplicateKeyError, isOutage } from '../src/errors.js';
 import { createGroupedInsert } from '../src/grouped-inserts.js';
 
 interface Row {
@@ -72,14 +73,28 @@ describe('grouped inserts', () => {
     ]);
   });
 
-  it('rejects every insert of a statement that fails whole, and goes on with the next', async () => {
-    const rows = db.collection<Row>('failing');
-    const insert = createGroupedInsert(rows, () => Promise.reject(new Error('the database is away')));
+  it('rejects a document refused for another reason with its own error, not the first failure of its statement', async () => {
+    const rows = db.collection<Row>('refused');
+    await rows.insertOne({ _id: 'b', n: 0 });
+    const insert = createGroupedInsert(rows, createBulkWrites());
     const first = insert({ _id: 'a', n: 1 });
-    const grouped = [insert({ _id: 'b', n: 2 }), insert({ _id: 'c', n: 3 })];
+    // an array is no _id: refused by the server, after a duplicate in the same statement
+    const grouped = [insert({ _id: 'b', n: 2 }), insert({ _id: ['x'] as never, n: 3 }), insert({ _id: 'c', n: 4 })].map((result) => result.catch((error: unknown) => error));
+    expect(await first).toBe(true);
+    const [taken, refused, inserted] = await Promise.all(grouped);
+    expect([taken, inserted]).toEqual([false, true]);
+    expect(refused).toBeInstanceOf(Error);
+    expect(isDuplicateKeyError(refused)).toBe(false);
+  });
+
+  it('rejects every insert of a statement that fails whole, as an outage when the network stopped it, and goes on with the next', async () => {
+    const rows = db.collection<Row>('failing');
+    const insert = createGroupedInsert(rows, () => Promise.reject(new MongoBulkWriteError(new MongoNetworkError('connection reset'), {} as never)));
+    const first = insert({ _id: 'a', n: 1 });
+    const grouped = [insert({ _id: 'b', n: 2 }), insert({ _id: 'c', n: 3 })].map((result) => result.catch((error: unknown) => error));
     // the lone first goes by insertOne, not by the bulk gate
     expect(await first).toBe(true);
-    await expect(Promise.all(grouped)).rejects.toThrow('the database is away');
+    for (const error of await Promise.all(grouped)) expect(isOutage(error)).toBe(true);
     expect(await insert({ _id: 'd', n: 4 })).toBe(true);
     expect(await rows.countDocuments({})).toBe(2);
   });
