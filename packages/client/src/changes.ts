@@ -79,6 +79,8 @@ export async function* followChanges(open: (query: URLSearchParams, signal: Abor
       clearTimeout(silence);
       connection.abort();
     }
+    // stopped by the caller while reading: nothing to say, nothing to wait for
+    if (stopped()) return;
     // lost, or ended by the server: closed until it is opened again
     options.onConnection?.(false);
     await sleep(RECONNECT_DELAY_MS, options.signal).catch(() => undefined);
