@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entityRefKey, eventSubject, PLANNED_ROUTE_EVENTS, TRANSPORT_RESOURCE_EVENTS, type PlannedDeployment } from '@rm/contracts';
+import { entityRefKey, PLANNED_ROUTE_EVENTS, type PlannedDeployment } from '@rm/contracts';
 import { connectTestNats, waitFor, type TestNats } from '@rm/testkit';
 import { planningMessage, publishPlanningMessage, type PlanningMessage } from '../src/planning-messages.js';
 import { transportResourceEvent } from './deployment-helpers.js';
@@ -183,10 +183,7 @@ describe('an external deployment beside a planned one', () => {
 
 /** Makes a truck known as the transport-resources service's event would. */
 async function knownTruck(id: string): Promise<void> {
-  const event = transportResourceEvent(tenant, id, 1, 'created');
-  await jetstream(nats.nc).publish(eventSubject(TRANSPORT_RESOURCE_EVENTS, tenant, 'created'), JSON.stringify(event), { msgID: event.id });
-  const { known } = world.harness.service.collections;
-  await waitFor(`truck ${id} known`, async () => (await known.missingHere(tenant, TRANSPORT_RESOURCE_EVENTS.entity, [id])).size === 0);
+  await world.handled(await world.publish(transportResourceEvent(tenant, id, 1, 'created')), 'transport-resource');
 }
 
 describe('npm run planning', () => {
