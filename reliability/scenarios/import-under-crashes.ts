@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Change, ImportLine, ImportOutcome } from '@rm/client';
 import { bodies } from '../lib/fixtures.ts';
 import { excerpt, StatusTally, type Finding, type ScenarioReport, type Size } from '../lib/report.ts';
-import type { ServiceName, SuiteStack } from '../lib/suite-stack.ts';
+import type { ServiceName, SuiteStack, TypedClient } from '../lib/suite-stack.ts';
 
 const KILLED: Record<Size, ServiceName[]> = {
   full: ['employees', 'deployments', 'home-bases', 'webhooks', 'matching', 'gateway'],
@@ -141,12 +141,16 @@ export async function importUnderCrashes(suite: SuiteStack, size: Size): Promise
 
   // (b) the feed: every stored resource's creation, each change once, versions in order
   const expected = [...stored].flatMap(([employee, ids]) => [employee, ...ids.map((id) => `${employee}/${id}`)]);
+  const notYetCreated = () => {
+    const created = createdOnFeed(seen);
+    return expected.filter((entity) => !created.has(entity));
+  };
   const deadline = Date.now() + FEED_CATCH_UP_MS;
-  while (Date.now() < deadline && !expected.every((entity) => seenCreated(seen, entity))) await sleep(200);
+  while (Date.now() < deadline && notYetCreated().length > 0) await sleep(200);
   await sleep(FEED_QUIET_MS);
   following.abort();
   await feed;
-  const missing = expected.filter((entity) => !seenCreated(seen, entity));
+  const missing = notYetCreated();
   if (missing.length > 0) {
     findings.push({ rule: 'the feed shows every change', request: 'GET /changes', excerpt: `${missing.length} resources never shown created, e.g. ${missing.slice(0, 3).join(' ')}` });
   }
@@ -190,7 +194,7 @@ function leftForItsEmployee(outcome: ImportOutcome, index: number, outcomes: Rea
 }
 
 /** Each employee of the scenario's with the ids of its stored availabilities. */
-async function storedAvailabilities(rm: ReturnType<SuiteStack['client']>, employees: number, prefix: string): Promise<Map<string, string[]>> {
+async function storedAvailabilities(rm: TypedClient, employees: number, prefix: string): Promise<Map<string, string[]>> {
   const stored = new Map<string, string[]>();
   const ids = Array.from({ length: employees }, (_, index) => `${prefix}-${index}`);
   for (let start = 0; start < ids.length; start += 16) {
@@ -203,8 +207,9 @@ async function storedAvailabilities(rm: ReturnType<SuiteStack['client']>, employ
   return stored;
 }
 
-function seenCreated(seen: readonly Change[], entity: string): boolean {
-  return seen.some(({ event }) => event.entity_id === entity && event.type.endsWith('.created'));
+/** The resources the feed has shown created. */
+function createdOnFeed(seen: readonly Change[]): Set<string> {
+  return new Set(seen.filter(({ event }) => event.type.endsWith('.created')).map(({ event }) => event.entity_id));
 }
 
 /** Each change shown twice, or after a later version of its resource. */
