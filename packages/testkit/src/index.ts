@@ -22,6 +22,7 @@ export {
   startCompanionService,
   startServiceHarness,
   startServiceHarnessWithHomeBases,
+  type Companions,
   type CompanionService,
   type HarnessedService,
   type HarnessWithHomeBases,

@@ -13,9 +13,9 @@ import {
 } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
 import { employeesService } from '@rm/employees/service';
-import { homeBasesService } from '@rm/home-bases/service';
+import { startBesideHomeBases } from '@rm/home-bases/testing';
 import { startService } from '@rm/runtime';
-import { NOBODY_LISTENS_URL, startServiceHarnessWithHomeBases, testServers, uniqueName, waitFor } from '@rm/testkit';
+import { NOBODY_LISTENS_URL, testServers, uniqueName, waitFor } from '@rm/testkit';
 import { BASE, startOnOwnNats, useWorld } from '@rm/testkit/service-helpers';
 import type { Method } from '@rm/testkit/suites/tenant-service';
 import { transportResourcesService } from '@rm/transport-resources/service';
@@ -59,16 +59,8 @@ const OWNERS = {
  * point EMPLOYEES_URL or TRANSPORT_RESOURCES_URL elsewhere (an owner that cannot answer).
  */
 export async function startDeployments({ owners = false, variables = {} }: DeploymentsOptions = {}) {
-  const start = (env: Record<string, string>) => startService(deploymentsService, { env, listen: false });
-  const startHomeBases = (env: Record<string, string>) => startService(homeBasesService, { env });
   const unanswered: Record<string, string> = owners ? {} : { EMPLOYEES_URL: NOBODY_LISTENS_URL, TRANSPORT_RESOURCES_URL: NOBODY_LISTENS_URL };
-  const { companions, ...harness } = await startServiceHarnessWithHomeBases(
-    'deployments',
-    start,
-    startHomeBases,
-    { ...unanswered, ...variables },
-    owners ? OWNERS : {},
-  );
+  const { companions, ...harness } = await startBesideHomeBases('deployments', deploymentsService, { ...unanswered, ...variables }, owners ? OWNERS : {});
   const started: { employees?: Owner; transport_resources?: Owner } = companions;
   const ownerOf = { employee: started.employees, 'transport-resource': started.transport_resources };
 

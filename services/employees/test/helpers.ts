@@ -1,9 +1,8 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
 import { declareServiceStream } from '@rm/bus';
-import { homeBasesService } from '@rm/home-bases/service';
-import { startService } from '@rm/runtime';
-import { connectTestNats, recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents } from '@rm/testkit';
+import { startBesideHomeBases } from '@rm/home-bases/testing';
+import { connectTestNats, recordEvents, type RecordedEvents } from '@rm/testkit';
 import { startTenantService } from '@rm/testkit/suites/tenant-service';
 import { employeesService } from '../src/app.js';
 
@@ -13,10 +12,7 @@ export { BASE, json } from '@rm/testkit/service-helpers';
  * The employees service as the runtime runs it in production, over a fresh database of the run's
  * servers, with a home-bases service of its own beside it.
  */
-export function startEmployees(variables: Record<string, string> = {}) {
-  const start = (env: Record<string, string>) => startService(employeesService, { env, listen: false });
-  return startServiceHarnessWithHomeBases('employees', start, (env) => startService(homeBasesService, { env }), variables);
-}
+export const startEmployees = (variables: Record<string, string> = {}) => startBesideHomeBases('employees', employeesService, variables);
 
 export type EmployeesHarness = Awaited<ReturnType<typeof startEmployees>>;
 

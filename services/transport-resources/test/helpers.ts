@@ -1,7 +1,6 @@
 import { serviceStream, type EventEnvelope } from '@rm/contracts';
-import { homeBasesService } from '@rm/home-bases/service';
-import { startService } from '@rm/runtime';
-import { recordEvents, startServiceHarnessWithHomeBases, type RecordedEvents } from '@rm/testkit';
+import { startBesideHomeBases } from '@rm/home-bases/testing';
+import { recordEvents, type RecordedEvents } from '@rm/testkit';
 import { startTenantService } from '@rm/testkit/suites/tenant-service';
 import { transportResourcesService } from '../src/app.js';
 
@@ -11,10 +10,8 @@ export { BASE, json } from '@rm/testkit/service-helpers';
  * The transport-resources service as the runtime runs it in production, over a fresh database of the run's
  * servers, with a home-bases service of its own beside it.
  */
-export function startTransportResources(variables: Record<string, string> = {}) {
-  const start = (env: Record<string, string>) => startService(transportResourcesService, { env, listen: false });
-  return startServiceHarnessWithHomeBases('transport_resources', start, (env) => startService(homeBasesService, { env }), variables);
-}
+export const startTransportResources = (variables: Record<string, string> = {}) =>
+  startBesideHomeBases('transport_resources', transportResourcesService, variables);
 
 export type TransportResourcesHarness = Awaited<ReturnType<typeof startTransportResources>>;
 
