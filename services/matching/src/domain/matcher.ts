@@ -6,6 +6,7 @@ import { resourceKey, resourceKeys, shiftKeys, type LocationPart } from './locat
 import { compareObjectives, objectiveOf, type Objective } from './objective.js';
 import { Timeline } from './timeline.js';
 import { bestPacking } from './packing.js';
+import { ShiftsByStart } from './shifts-by-start.js';
 import { compareFits, compareIds, compareNumbers, comparePriority, compareRanks, fitOf, rankOf, type Fit } from './preferences.js';
 import type { AvailableEmployee } from './snapshot.js';
 
@@ -87,6 +88,21 @@ interface Move {
 const movers = (path: readonly Move[]) => path.filter((move) => move.to !== undefined).length;
 const evictions = (path: readonly Move[]) => path.length - movers(path);
 
+/** A mover taking a resource: the optional shifts in its way that give way, and the others, which must move on. */
+interface Step {
+  readonly mover: AvailableEmployee;
+  readonly resourceId: string;
+  readonly evicted: readonly AvailableEmployee[];
+  readonly mustMove: readonly AvailableEmployee[];
+}
+
+/** The path after the step (built only for the steps taken: the searches try many more). */
+const pathThrough = (moves: readonly Move[], { mover, resourceId, evicted }: Step): Move[] => [
+  ...moves,
+  ...evicted.map((shift): Move => ({ shift })),
+  { shift: mover, to: resourceId },
+];
+
 /** Room that opened on a transport resource: over `interval`, or anywhere when it is absent. */
 interface Freed {
   readonly resourceId: string;
@@ -105,9 +121,11 @@ class IncrementalMatcher implements Matcher {
   private readonly shiftsOfEmployee = new Map<string, Set<string>>();
   private readonly shiftsByKey = new Map<string, Set<string>>();
   private readonly resourcesByKey = new Map<string, Set<string>>();
-  /** Shifts the matcher may place but has not: a subset of shiftsByKey. */
-  private readonly waitingByKey = new Map<string, Set<string>>();
+  /** Shifts the matcher may place but has not, by start: a subset of shiftsByKey. */
+  private readonly waitingByKey = new Map<string, ShiftsByStart>();
   private readonly linkedTo = new Map<string, Set<string>>();
+  /** availability id → the resources it may be paired with on their own (pairable): the searches ask for them again and again. */
+  private readonly pairableOf = new Map<string, readonly TransportResourceView[]>();
 
   /** Per operation: each touched availability's combination before it, to net the changes. */
   private readonly before = new Map<string, Combination | undefined>();
@@ -348,12 +366,12 @@ class IncrementalMatcher implements Matcher {
         if (step === undefined) continue;
         const blocker = step.mustMove[0];
         if (step.mustMove.length === 1 && blocker !== undefined) {
-          if (movers(step.path) > this.limits.augmentDepth || visited.has(blocker.availabilityId)) continue;
+          if (movers(moves) + 1 > this.limits.augmentDepth || visited.has(blocker.availabilityId)) continue;
           visited.add(blocker.availabilityId);
-          queue.push({ mover: blocker, moves: step.path });
+          queue.push({ mover: blocker, moves: pathThrough(moves, step) });
           continue;
         }
-        const path = step.mustMove.length === 0 ? step.path : this.relocateAll(step.mustMove, step.path, search);
+        const path = step.mustMove.length === 0 ? pathThrough(moves, step) : this.relocateAll(step.mustMove, pathThrough(moves, step), search);
         if (path === undefined) continue;
         if (evictions(path) === evictions(moves)) return path;
         if (leastEvicting === undefined || evictions(path) < evictions(leastEvicting)) leastEvicting = path;
@@ -367,12 +385,12 @@ class IncrementalMatcher implements Matcher {
    * The mover takes the resource: optional shifts in its way give way when evicting; the others must move
    * on. None when a kept combination is in its way.
    */
-  private stepOnto(resourceId: string, mover: AvailableEmployee, moves: readonly Move[], evict: boolean) {
+  private stepOnto(resourceId: string, mover: AvailableEmployee, moves: readonly Move[], evict: boolean): Step | undefined {
     const blocking = this.occupants(resourceId, mover, moves);
     if (blocking.some((other) => this.kept.has(other.availabilityId))) return undefined;
     const evicted = evict ? blocking.filter((other) => !other.mandatory) : [];
     const mustMove = evict ? blocking.filter((other) => other.mandatory) : blocking;
-    return { mustMove, path: [...moves, ...evicted.map((shift): Move => ({ shift })), { shift: mover, to: resourceId }] };
+    return { mover, resourceId, evicted, mustMove };
   }
 
   /** Each shift finds room one step away, free if it can, else (when evicting) where only optional shifts give way. */
@@ -382,17 +400,17 @@ class IncrementalMatcher implements Matcher {
     let extended = path;
     for (const shift of shifts) {
       const from = this.assigned.get(shift.availabilityId);
-      let found: Move[] | undefined;
+      let found: Step | undefined;
       for (const resource of this.candidates(shift)) {
         if (--search.budget < 0) return undefined;
         if (resource.id === from) continue;
         const step = this.stepOnto(resource.id, shift, extended, search.evict);
-        if (step === undefined || step.mustMove.length > 0 || (found !== undefined && evictions(step.path) >= evictions(found))) continue;
-        found = step.path;
-        if (evictions(found) === evictions(extended)) break;
+        if (step === undefined || step.mustMove.length > 0 || (found !== undefined && step.evicted.length >= found.evicted.length)) continue;
+        found = step;
+        if (found.evicted.length === 0) break;
       }
       if (found === undefined) return undefined;
-      extended = found;
+      extended = pathThrough(extended, found);
     }
     return extended;
   }
@@ -432,11 +450,16 @@ class IncrementalMatcher implements Matcher {
   /** Waiting shifts that could use the resource, overlapping the interval if one is given, in priority order, bounded. */
   private waitingFor(resource: TransportResourceView, interval?: Interval): AvailableEmployee[] {
     return resourceKeys(resource)
-      .flatMap((key) => [...(this.waitingByKey.get(key) ?? [])])
-      .map((id) => this.shiftById(id))
-      .filter((shift) => interval === undefined || overlaps(shift.window, interval))
+      .flatMap((key) => this.waitingUnder(key, interval))
       .sort(comparePriority)
       .slice(0, this.limits.retriesPerFreedResource);
+  }
+
+  /** The shifts waiting under the key, overlapping the interval if one is given. */
+  private waitingUnder(key: string, interval: Interval | undefined): AvailableEmployee[] {
+    const waiting = this.waitingByKey.get(key);
+    if (waiting === undefined) return [];
+    return interval === undefined ? [...waiting] : waiting.overlapping(interval);
   }
 
   /**
@@ -492,12 +515,7 @@ class IncrementalMatcher implements Matcher {
       }
     }
     const found = new Set<AvailableEmployee>();
-    for (const [key, span] of spans) {
-      for (const id of this.waitingByKey.get(key) ?? []) {
-        const shift = this.shiftById(id);
-        if (span === undefined || overlaps(shift.window, span)) found.add(shift);
-      }
-    }
+    for (const [key, span] of spans) for (const shift of this.waitingUnder(key, span)) found.add(shift);
     return [...found].sort(comparePriority).slice(0, this.limits.retriesPerFreedResource);
   }
 
@@ -529,15 +547,25 @@ class IncrementalMatcher implements Matcher {
   }
 
   /** Resources the shift may be paired with on their own and that no frozen combination takes during its window; linked and cheap first. */
-  private candidates(shift: AvailableEmployee): TransportResourceView[] {
+  private candidates(shift: AvailableEmployee): readonly TransportResourceView[] {
+    const pairable = this.pairable(shift);
+    return this.frozenOnResource.size === 0 ? pairable : pairable.filter((resource) => !this.frozenBlocks(shift, resource.id));
+  }
+
+  /** Resources the shift may be paired with on their own, in the order of candidates; kept until the shift or a resource of its keys changes. */
+  private pairable(shift: AvailableEmployee): readonly TransportResourceView[] {
+    const known = this.pairableOf.get(shift.availabilityId);
+    if (known !== undefined) return known;
     const found: TransportResourceView[] = [];
     for (const key of shiftKeys(shift)) {
       for (const id of this.resourcesByKey.get(key) ?? []) {
         const resource = this.resourceById(id);
-        if (canCombine(shift, resource) && !this.frozenBlocks(shift, id)) found.push(resource);
+        if (canCombine(shift, resource)) found.push(resource);
       }
     }
-    return found.sort((a, b) => compareRanks(rankOf(shift, a), rankOf(shift, b)) || compareIds(a.id, b.id));
+    found.sort((a, b) => compareRanks(rankOf(shift, a), rankOf(shift, b)) || compareIds(a.id, b.id));
+    this.pairableOf.set(shift.availabilityId, found);
+    return found;
   }
 
   private bestFree(shift: AvailableEmployee, candidates: readonly TransportResourceView[]): Fit | undefined {
@@ -694,9 +722,22 @@ class IncrementalMatcher implements Matcher {
   private syncWaiting(shift: AvailableEmployee): void {
     const waiting = this.isWaiting(shift);
     for (const key of shiftKeys(shift)) {
-      if (waiting) addTo(this.waitingByKey, key, shift.availabilityId);
-      else removeFrom(this.waitingByKey, key, shift.availabilityId);
+      if (waiting) this.addWaiting(key, shift);
+      else this.removeWaiting(key, shift);
     }
+  }
+
+  private addWaiting(key: string, shift: AvailableEmployee): void {
+    const waiting = this.waitingByKey.get(key) ?? new ShiftsByStart();
+    waiting.add(shift);
+    this.waitingByKey.set(key, waiting);
+  }
+
+  private removeWaiting(key: string, shift: AvailableEmployee): void {
+    const waiting = this.waitingByKey.get(key);
+    if (waiting === undefined) return;
+    waiting.remove(shift);
+    if (waiting.size === 0) this.waitingByKey.delete(key);
   }
 
   /** An input changed under these keys: a re-solve of their component taken before must not be adopted. */
@@ -707,6 +748,7 @@ class IncrementalMatcher implements Matcher {
 
   private indexShift(shift: AvailableEmployee): void {
     this.markChanged(shiftKeys(shift));
+    this.pairableOf.delete(shift.availabilityId);
     for (const key of shiftKeys(shift)) addTo(this.shiftsByKey, key, shift.availabilityId);
     addTo(this.shiftsOfEmployee, shift.employeeId, shift.availabilityId);
     if (shift.linkedTransportResource !== undefined) addTo(this.linkedTo, shift.linkedTransportResource, shift.availabilityId);
@@ -715,9 +757,10 @@ class IncrementalMatcher implements Matcher {
 
   private unindexShift(shift: AvailableEmployee): void {
     this.markChanged(shiftKeys(shift));
+    this.pairableOf.delete(shift.availabilityId);
     for (const key of shiftKeys(shift)) {
       removeFrom(this.shiftsByKey, key, shift.availabilityId);
-      removeFrom(this.waitingByKey, key, shift.availabilityId);
+      this.removeWaiting(key, shift);
     }
     removeFrom(this.shiftsOfEmployee, shift.employeeId, shift.availabilityId);
     if (shift.linkedTransportResource !== undefined) removeFrom(this.linkedTo, shift.linkedTransportResource, shift.availabilityId);
@@ -725,12 +768,19 @@ class IncrementalMatcher implements Matcher {
 
   private indexResource(resource: TransportResourceView): void {
     this.markChanged(resourceKeys(resource));
+    this.forgetPairable(resource);
     for (const key of resourceKeys(resource)) addTo(this.resourcesByKey, key, resource.id);
   }
 
   private unindexResource(resource: TransportResourceView): void {
     this.markChanged(resourceKeys(resource));
+    this.forgetPairable(resource);
     for (const key of resourceKeys(resource)) removeFrom(this.resourcesByKey, key, resource.id);
+  }
+
+  /** The shifts that meet the resource under one of its keys may gain or lose it. */
+  private forgetPairable(resource: TransportResourceView): void {
+    for (const key of resourceKeys(resource)) for (const id of this.shiftsByKey.get(key) ?? []) this.pairableOf.delete(id);
   }
 
   private indexFrozen(frozen: FrozenCombination): void {
