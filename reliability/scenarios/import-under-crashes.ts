@@ -8,6 +8,7 @@
 // shown each created resource's changes once each, versions in order, nothing lost or repeated.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Change, ImportLine, ImportOutcome } from '@rm/client';
+import { inWaves } from '@rm/store';
 import { bodies } from '../lib/fixtures.ts';
 import { excerpt, StatusTally, type Finding, type ScenarioReport, type Size } from '../lib/report.ts';
 import type { ServiceName, SuiteStack, TypedClient } from '../lib/suite-stack.ts';
@@ -195,16 +196,10 @@ function leftForItsEmployee(outcome: ImportOutcome, index: number, outcomes: Rea
 
 /** Each employee of the scenario's with the ids of its stored availabilities. */
 async function storedAvailabilities(rm: TypedClient, employees: number, prefix: string): Promise<Map<string, string[]>> {
-  const stored = new Map<string, string[]>();
   const ids = Array.from({ length: employees }, (_, index) => `${prefix}-${index}`);
-  for (let start = 0; start < ids.length; start += 16) {
-    await Promise.all(
-      ids.slice(start, start + 16).map(async (employee) => {
-        stored.set(employee, (await rm.getEmployeeAvailabilities(employee)).data.map((availability) => availability.id));
-      }),
-    );
-  }
-  return stored;
+  return new Map(
+    await inWaves(ids, 16, async (employee) => [employee, (await rm.getEmployeeAvailabilities(employee)).data.map((availability) => availability.id)] as const),
+  );
 }
 
 /** The resources the feed has shown created. */
